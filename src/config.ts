@@ -1,0 +1,149 @@
+import { resolve } from 'node:path';
+
+/**
+ * The one place that reads `process.env` (STYLE.md "Configuration and constants"):
+ * documented defaults, then environment overrides, then validation that fails at start
+ * with a message saying what to fix. Everything else receives a `Config`.
+ */
+export interface Config {
+  /** PostgreSQL connection string; absent means "run on the embedded PostgreSQL under dataDir". */
+  databaseUrl: string | undefined;
+  /** Where the embedded PostgreSQL and the generated master key live. */
+  dataDir: string;
+  host: string;
+  port: number;
+  /** Redis for shared rate limits across API processes; absent means in-memory limits. */
+  redisUrl: string | undefined;
+  rateLimitPerKey: number;
+  rateLimitPerIp: number;
+  /** Express `trust proxy` setting, deciding which address is the client's (per-IP limit). */
+  trustProxy: boolean | number | string;
+  logLevel: string;
+  /** Seed a demo workspace with offers on the first start of an empty database. */
+  demoSeed: boolean;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** 32-byte key (base64) that encrypts endpoint secrets at rest; absent: generated under dataDir. */
+  masterKey: string | undefined;
+  /** Development only: host name -> local address and port that replace DNS for that name. */
+  devResolve: Map<string, { address: string; port: number }>;
+  /** Domain suffixes no endpoint may use: the service's own domains and hosting platforms. */
+  blockedDomainSuffixes: string[];
+  /** SPEC.md "Webhook limits": deliveries started per minute per workspace. */
+  startsPerMinutePerWorkspace: number;
+  /** How many deliveries one worker process sends at once. */
+  workerConcurrency: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The service's own domains and common hosting platforms; extended with WEBHOOK_BLOCKED_DOMAINS. */
+export const DEFAULT_BLOCKED_DOMAIN_SUFFIXES = [
+  'offerdesk.example',
+  'offerdesk.com',
+  'herokuapp.com',
+  'vercel.app',
+  'netlify.app',
+  'pages.dev',
+  'workers.dev',
+  'github.io',
+  'ngrok.io',
+  'ngrok-free.app',
+  'azurewebsites.net',
+  'cloudfunctions.net',
+  'appspot.com',
+  'web.app',
+  'firebaseapp.com',
+  'fly.dev',
+  'onrender.com',
+  'glitch.me',
+  'repl.co',
+];
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || /^(false|0|off|no)$/i.test(raw)) return false;
+  if (/^(true|on|yes)$/i.test(raw)) return true;
+  if (/^[0-9]+$/.test(raw)) return Number(raw);
+  // Express accepts subnet lists and the names loopback, linklocal, uniquelocal.
+  return raw;
+}
+
+/** "hooks.test=127.0.0.1:8443,other.test=127.0.0.1:9443" */
+function devResolve(raw: string | undefined): Map<string, { address: string; port: number }> {
+  const map = new Map<string, { address: string; port: number }>();
+  if (!raw) return map;
+  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const match = /^([a-z0-9.-]+)=([0-9.]+|\[[0-9a-f:]+\]):([0-9]{1,5})$/i.exec(entry);
+    if (!match) {
+      throw new ConfigError(
+        `OFFERDESK_WEBHOOK_DEV_RESOLVE entry "${entry}" must look like name=127.0.0.1:8443`,
+      );
+    }
+    const port = Number(match[3]);
+    if (port < 1 || port > 65535) throw new ConfigError(`OFFERDESK_WEBHOOK_DEV_RESOLVE port out of range in "${entry}"`);
+    map.set(match[1]!.toLowerCase(), { address: match[2]!.replace(/^\[|\]$/g, ''), port });
+  }
+  return map;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  }
+  const masterKey = env.OFFERDESK_MASTER_KEY || undefined;
+  if (masterKey && Buffer.from(masterKey, 'base64').length !== 32) {
+    throw new ConfigError('OFFERDESK_MASTER_KEY must be the base64 encoding of exactly 32 bytes');
+  }
+  const extraBlocked = (env.WEBHOOK_BLOCKED_DOMAINS ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase().replace(/^\.+/, ''))
+    .filter(Boolean);
+
+  return {
+    databaseUrl,
+    dataDir: resolve(env.OFFERDESK_DATA_DIR || 'data'),
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    redisUrl,
+    rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 120, 1, 1_000_000_000),
+    rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 300, 1, 1_000_000_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    logLevel: env.LOG_LEVEL || 'info',
+    demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', true),
+    webhooks: {
+      masterKey,
+      devResolve: devResolve(env.OFFERDESK_WEBHOOK_DEV_RESOLVE),
+      blockedDomainSuffixes: [...new Set([...DEFAULT_BLOCKED_DOMAIN_SUFFIXES, ...extraBlocked])],
+      startsPerMinutePerWorkspace: integer(env, 'WEBHOOK_STARTS_PER_MINUTE', 60, 1, 1_000_000_000),
+      workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 16, 1, 1000),
+    },
+  };
+}

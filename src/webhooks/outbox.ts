@@ -1,0 +1,40 @@
+import type { Queryable } from '../db/connect.js';
+import { MINUTE } from '../clock.js';
+
+/** Webhook event types of SPEC.md "Webhook event types" that product actions emit (ping is sent by tests). */
+export const OFFER_WEBHOOK_TYPES = [
+  'offer.sent',
+  'offer.first_viewed',
+  'offer.signed',
+  'offer.accepted',
+  'offer.withdrawn',
+  'offer.expired',
+] as const;
+export type OfferWebhookType = (typeof OFFER_WEBHOOK_TYPES)[number];
+
+/** SPEC.md "Events" rule 1: offer.expired is "dispatched about two minutes later". */
+export const EXPIRED_DISPATCH_DELAY_MS = 2 * MINUTE;
+
+export interface OutboxEvent {
+  workspaceId: string;
+  type: OfferWebhookType;
+  offerId: string;
+  /** The timeline entry this webhook reports (`data.event`). */
+  offerSequence: number;
+  occurredAt: Date;
+  /** "Now" of the action: the row becomes dispatchable from then (plus the expiry delay). */
+  recordedAt: Date;
+}
+
+/**
+ * Writes the outbox row. Must be called with the transaction that changes the offer and appends
+ * the timeline entry, so the three commit or roll back together (STYLE.md "SQL and data").
+ */
+export async function recordWebhookEvent(tx: Queryable, event: OutboxEvent): Promise<void> {
+  const delay = event.type === 'offer.expired' ? EXPIRED_DISPATCH_DELAY_MS : 0;
+  const availableAt = new Date(event.recordedAt.getTime() + delay);
+  await tx`
+    insert into webhook_outbox (workspace_id, type, offer_id, offer_sequence, occurred_at, available_at, created_at)
+    values (${event.workspaceId}::uuid, ${event.type}, ${event.offerId}::uuid, ${event.offerSequence},
+            ${event.occurredAt}, ${availableAt}, ${event.recordedAt})`;
+}
