@@ -1,0 +1,29 @@
+import { createHash, randomInt } from 'node:crypto';
+
+/** SPEC.md "Authentication" 2: "Keys begin with a fixed service-specific prefix followed by `live_`". */
+export const API_KEY_PREFIX = 'odk_live_';
+/** Random part: base62, 40 characters (about 238 bits). Accepted on input: 32 to 64 characters. */
+export const API_KEY_RANDOM_LENGTH = 40;
+const WELL_FORMED_KEY = /^odk_live_[0-9A-Za-z]{32,64}$/;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export function generateApiKey(): string {
+  let random = '';
+  for (let i = 0; i < API_KEY_RANDOM_LENGTH; i++) random += BASE62[randomInt(BASE62.length)];
+  return API_KEY_PREFIX + random;
+}
+
+/** The form check of SPEC.md "Order of checks" step 3: decided without any lookup. */
+export function isWellFormedApiKey(candidate: string): boolean {
+  return WELL_FORMED_KEY.test(candidate);
+}
+
+/** Keys are stored only as this hash (SHA-256 of the whole key). */
+export function hashApiKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** Last four characters, shown in key lists so a person can tell keys apart. */
+export function apiKeyHint(key: string): string {
+  return key.slice(-4);
+}
