@@ -1,0 +1,210 @@
+import type { Queryable } from '../db/connect.js';
+import type { Offer, OfferEvent, OfferStatus } from './types.js';
+
+/**
+ * The read side of offers, shared by the API (GET /offers, /offers/{id}, /offers/{id}/events)
+ * and the webhook engine (`data.offer`, `data.event`), so a webhook body always carries the
+ * same fields as the API (SPEC.md "Outgoing webhook request": "Same fields as GET /offers/{id}").
+ *
+ * Every query takes `now` from the caller's Clock: a sent offer whose deadline has passed is
+ * reported as `expired` (with `expired_at` = its deadline) before the expiry job has run, and
+ * exactly as after it (SPEC.md "States and transitions", rules for reporting).
+ */
+
+interface OfferRow {
+  id: string;
+  title: string;
+  status: OfferStatus;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+  expires_at: string | null;
+  accepted_at: string | null;
+  expired_at: string | null;
+  version: number | null;
+  recipient_name: string | null;
+  recipient_company: string | null;
+  recipient_email: string | null;
+  accepted_by_name: string | null;
+  accepted_by_email: string | null;
+  value_amount: number;
+  currency: string;
+  /** created_at as PostgreSQL prints it (UTC, full precision): the keyset position in cursors. */
+  position: string;
+}
+
+interface EventRow {
+  sequence: number;
+  type: string;
+  occurred_at: string;
+  version: number | null;
+  data: Record<string, unknown>;
+}
+
+/** Columns of an Offer; `o` is the offers row. Timestamps go through api_timestamp (one wire format). */
+function offerColumns(sql: Queryable, now: Date) {
+  return sql`
+    o.id, o.title,
+    case when o.status = 'sent' and o.expires_at <= ${now} then 'expired' else o.status end as status,
+    api_timestamp(o.created_at) as created_at,
+    api_timestamp(o.updated_at) as updated_at,
+    api_timestamp(o.sent_at) as sent_at,
+    api_timestamp(o.expires_at) as expires_at,
+    api_timestamp(o.accepted_at) as accepted_at,
+    api_timestamp(case
+      when o.status = 'expired' then o.expired_at
+      when o.status = 'sent' and o.expires_at <= ${now} then o.expires_at
+    end) as expired_at,
+    o.version, o.recipient_name, o.recipient_company, o.recipient_email,
+    o.accepted_by_name, o.accepted_by_email, o.value_amount, o.currency,
+    o.created_at::text as position`;
+}
+
+export function toOffer(row: OfferRow): Offer {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    sent_at: row.sent_at,
+    expires_at: row.expires_at,
+    accepted_at: row.accepted_at,
+    expired_at: row.expired_at,
+    version: row.version,
+    recipient: { name: row.recipient_name, company: row.recipient_company, email: row.recipient_email },
+    accepted_by:
+      row.accepted_by_name !== null && row.accepted_by_email !== null
+        ? { name: row.accepted_by_name, email: row.accepted_by_email }
+        : null,
+    value: { amount: row.value_amount, currency: row.currency },
+  };
+}
+
+function toOfferEvent(row: EventRow): OfferEvent {
+  return { sequence: row.sequence, type: row.type, occurred_at: row.occurred_at, version: row.version, data: row.data };
+}
+
+export async function readOffer(
+  sql: Queryable,
+  input: { workspaceId: string; offerId: string; now: Date },
+): Promise<Offer | null> {
+  const [row] = await sql<OfferRow[]>`
+    select ${offerColumns(sql, input.now)}
+    from offers o
+    where o.id = ${input.offerId}::uuid and o.workspace_id = ${input.workspaceId}::uuid`;
+  return row ? toOffer(row) : null;
+}
+
+export async function readOfferEvent(
+  sql: Queryable,
+  input: { offerId: string; sequence: number },
+): Promise<OfferEvent | null> {
+  const [row] = await sql<EventRow[]>`
+    select e.sequence, e.type, api_timestamp(e.occurred_at) as occurred_at, e.version, e.data
+    from offer_events e
+    where e.offer_id = ${input.offerId}::uuid and e.sequence = ${input.sequence}`;
+  return row ? toOfferEvent(row) : null;
+}
+
+/** Position of an offer in the list order (created_at desc, id desc). */
+export interface OfferPosition {
+  createdAt: string;
+  id: string;
+}
+
+export interface OfferPage {
+  offers: Offer[];
+  /** Position of the last offer when another page exists, else null. */
+  next: OfferPosition | null;
+}
+
+/**
+ * One page of GET /offers by keyset: (created_at, id) < the previous page's last row, index
+ * order `offers_list_idx` / `offers_status_list_idx`, LIMIT n + 1 to learn whether a next page
+ * exists. No OFFSET and no COUNT, so page 10,000 costs what page 1 costs.
+ */
+export async function listOffers(
+  sql: Queryable,
+  input: { workspaceId: string; status: OfferStatus | null; after: OfferPosition | null; limit: number; now: Date },
+): Promise<OfferPage> {
+  const { workspaceId, status, after, limit, now } = input;
+  const columns = offerColumns(sql, now);
+  const beyond = after
+    ? sql`and (o.created_at, o.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+    : sql``;
+  const take = limit + 1;
+  let rows: OfferRow[];
+  if (status === 'expired') {
+    // Two index-ordered streams, each at most n + 1 rows, merged: offers the expiry job has
+    // marked, and sent offers whose deadline has passed but are not marked yet.
+    rows = await sql<OfferRow[]>`
+      select * from (
+        (select ${columns} from offers o
+          where o.workspace_id = ${workspaceId}::uuid and o.status = 'expired' ${beyond}
+          order by o.created_at desc, o.id desc limit ${take})
+        union all
+        (select ${columns} from offers o
+          where o.workspace_id = ${workspaceId}::uuid and o.status = 'sent' and o.expires_at <= ${now} ${beyond}
+          order by o.created_at desc, o.id desc limit ${take})
+      ) page
+      order by page.position::timestamptz desc, page.id desc
+      limit ${take}`;
+  } else {
+    const filter =
+      status === null
+        ? sql``
+        : status === 'sent'
+          ? sql`and o.status = 'sent' and o.expires_at > ${now}`
+          : sql`and o.status = ${status}`;
+    rows = await sql<OfferRow[]>`
+      select ${columns} from offers o
+      where o.workspace_id = ${workspaceId}::uuid ${filter} ${beyond}
+      order by o.created_at desc, o.id desc
+      limit ${take}`;
+  }
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    offers: pageRows.map(toOffer),
+    next: hasMore && last ? { createdAt: last.position, id: last.id } : null,
+  };
+}
+
+export interface OfferEventPage {
+  /** null when the offer does not exist in this workspace. */
+  events: OfferEvent[] | null;
+  /** Sequence of the last entry when another page exists, else null. */
+  nextAfterSequence: number | null;
+}
+
+/**
+ * One page of an offer's timeline in sequence order. The workspace check and the page are one
+ * statement (one round trip): a missing or foreign offer yields no row at all.
+ */
+export async function listOfferEvents(
+  sql: Queryable,
+  input: { workspaceId: string; offerId: string; afterSequence: number; limit: number },
+): Promise<OfferEventPage> {
+  const take = input.limit + 1;
+  const rows = await sql<(EventRow & { found: boolean })[]>`
+    select true as found, e.sequence, e.type, api_timestamp(e.occurred_at) as occurred_at, e.version, e.data
+    from offers o
+    left join lateral (
+      select * from offer_events e
+      where e.offer_id = o.id and e.sequence > ${input.afterSequence}
+      order by e.sequence
+      limit ${take}
+    ) e on true
+    where o.id = ${input.offerId}::uuid and o.workspace_id = ${input.workspaceId}::uuid
+    order by e.sequence`;
+  if (rows.length === 0) return { events: null, nextAfterSequence: null };
+  const entries = rows.filter((row) => row.sequence !== null);
+  const hasMore = entries.length > input.limit;
+  const page = hasMore ? entries.slice(0, input.limit) : entries;
+  return {
+    events: page.map(toOfferEvent),
+    nextAfterSequence: hasMore ? page[page.length - 1]!.sequence : null,
+  };
+}
