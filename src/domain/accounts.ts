@@ -1,0 +1,166 @@
+import type { Clock } from '../clock.js';
+import type { Queryable, Sql } from '../db/connect.js';
+import { forbidden, invalidInput, notFound } from './errors.js';
+import {
+  requireCurrency,
+  requireEmail,
+  requireHostname,
+  requireText,
+  requireTimeZone,
+  requireUuid,
+  isUuid,
+} from './validate.js';
+
+/** Accounts, workspaces and who may do what in them (memberships: owner / admin / member). */
+
+export const ROLES = ['owner', 'admin', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+/** SPEC.md "Authentication" 3 and "Webhook endpoint management": owners and admins manage keys and endpoints. */
+export const MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
+
+export interface Account {
+  id: string;
+  email: string;
+  name: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const e = error as { code?: string; constraint_name?: string };
+  return e.code === UNIQUE_VIOLATION && e.constraint_name === constraint;
+}
+
+export async function createAccount(
+  sql: Sql,
+  clock: Clock,
+  input: { email: string; name: string },
+): Promise<{ id: string }> {
+  const email = requireEmail(input.email, 'email');
+  const name = requireText(input.name, 'name', 1, 200);
+  try {
+    const [row] = await sql<{ id: string }[]>`
+      insert into accounts (email, name, created_at) values (${email}, ${name}, ${clock.now()}) returning id`;
+    return { id: row!.id };
+  } catch (error) {
+    if (isUniqueViolation(error, 'accounts_email_key')) throw invalidInput(`an account with email ${email} already exists`);
+    throw error;
+  }
+}
+
+/** An account named by its id or its email (the CLI's `--as` and `--owner`). */
+export async function resolveAccount(sql: Queryable, idOrEmail: string): Promise<Account> {
+  if (typeof idOrEmail !== 'string' || idOrEmail.length === 0 || idOrEmail.length > 254) {
+    throw notFound(`account ${String(idOrEmail)}`);
+  }
+  const rows = isUuid(idOrEmail)
+    ? await sql<Account[]>`select id, email, name from accounts where id = ${idOrEmail}::uuid`
+    : await sql<Account[]>`select id, email, name from accounts where lower(email) = lower(${idOrEmail})`;
+  if (!rows[0]) throw notFound(`account ${idOrEmail}`);
+  return rows[0];
+}
+
+export interface CreateWorkspaceInput {
+  name: string;
+  timezone: string;
+  currency: string;
+  offerDomain?: string | null;
+  ownerAccountId?: string | null;
+}
+
+export async function createWorkspace(sql: Sql, clock: Clock, input: CreateWorkspaceInput): Promise<{ id: string }> {
+  const name = requireText(input.name, 'name', 1, 200);
+  const timezone = requireTimeZone(input.timezone);
+  const currency = requireCurrency(input.currency);
+  const offerDomain = input.offerDomain == null ? null : requireHostname(input.offerDomain, 'offer domain');
+  const ownerId = input.ownerAccountId == null ? null : requireUuid(input.ownerAccountId, `account ${input.ownerAccountId}`);
+  const now = clock.now();
+  try {
+    return await sql.begin(async (tx) => {
+      if (ownerId) {
+        const [owner] = await tx`select 1 from accounts where id = ${ownerId}::uuid`;
+        if (!owner) throw notFound(`account ${ownerId}`);
+      }
+      const [row] = await tx<{ id: string }[]>`
+        insert into workspaces (name, timezone, currency, offer_domain, created_at)
+        values (${name}, ${timezone}, ${currency}, ${offerDomain}, ${now})
+        returning id`;
+      if (ownerId) {
+        await tx`
+          insert into memberships (workspace_id, account_id, role, created_at)
+          values (${row!.id}::uuid, ${ownerId}::uuid, 'owner', ${now})`;
+      }
+      return { id: row!.id };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'workspaces_offer_domain_key')) {
+      throw invalidInput(`offer domain ${offerDomain} is already used by another workspace`);
+    }
+    throw error;
+  }
+}
+
+export async function requireWorkspace(sql: Queryable, workspaceId: string): Promise<{ id: string; name: string }> {
+  const id = requireUuid(workspaceId, `workspace ${String(workspaceId)}`);
+  const [row] = await sql<{ id: string; name: string }[]>`select id, name from workspaces where id = ${id}::uuid`;
+  if (!row) throw notFound(`workspace ${workspaceId}`);
+  return row;
+}
+
+function requireRoleName(role: unknown): Role {
+  if (!ROLES.includes(role as Role)) throw invalidInput(`role must be one of ${ROLES.join(', ')}, got "${String(role)}"`);
+  return role as Role;
+}
+
+/**
+ * Adds an account to a workspace, or changes its role there. A workspace never loses its last
+ * owner this way: someone must remain able to manage keys and endpoints.
+ */
+export async function addMember(
+  sql: Sql,
+  clock: Clock,
+  input: { workspaceId: string; accountId: string; role: Role },
+): Promise<{ workspaceId: string; accountId: string; role: Role }> {
+  const role = requireRoleName(input.role);
+  const accountId = requireUuid(input.accountId, `account ${String(input.accountId)}`);
+  return sql.begin(async (tx) => {
+    const workspace = await requireWorkspace(tx, input.workspaceId);
+    // Serialises membership changes of one workspace, so two demotions cannot both pass the owner check.
+    await tx`select 1 from workspaces where id = ${workspace.id}::uuid for update`;
+    const [account] = await tx`select 1 from accounts where id = ${accountId}::uuid`;
+    if (!account) throw notFound(`account ${accountId}`);
+    if (role !== 'owner') {
+      const [others] = await tx<{ owners: number }[]>`
+        select count(*)::int as owners from memberships
+         where workspace_id = ${workspace.id}::uuid and role = 'owner' and account_id <> ${accountId}::uuid`;
+      const [current] = await tx<{ role: Role }[]>`
+        select role from memberships where workspace_id = ${workspace.id}::uuid and account_id = ${accountId}::uuid`;
+      if (current?.role === 'owner' && others!.owners === 0) {
+        throw invalidInput(`account ${accountId} is the last owner of workspace ${workspace.id}`);
+      }
+    }
+    await tx`
+      insert into memberships (workspace_id, account_id, role, created_at)
+      values (${workspace.id}::uuid, ${accountId}::uuid, ${role}, ${clock.now()})
+      on conflict (workspace_id, account_id) do update set role = excluded.role`;
+    return { workspaceId: workspace.id, accountId, role };
+  });
+}
+
+/** Throws forbidden unless the account holds one of `roles` in the workspace. Returns its role. */
+export async function requireRole(
+  sql: Queryable,
+  input: { workspaceId: string; accountId: string; roles: readonly Role[] },
+): Promise<Role> {
+  const workspaceId = requireUuid(input.workspaceId, `workspace ${String(input.workspaceId)}`);
+  const accountId = requireUuid(input.accountId, `account ${String(input.accountId)}`);
+  const [row] = await sql<{ role: Role }[]>`
+    select role from memberships where workspace_id = ${workspaceId}::uuid and account_id = ${accountId}::uuid`;
+  if (!row || !input.roles.includes(row.role)) {
+    throw forbidden(
+      `account ${accountId} ${row ? `is ${row.role}` : 'is not a member'} of workspace ${workspaceId}; ` +
+        `this needs ${input.roles.join(' or ')}`,
+    );
+  }
+  return row.role;
+}
