@@ -35,6 +35,11 @@ export interface WebhookConfig {
   startsPerMinutePerWorkspace: number;
   /** How many deliveries one worker process sends at once. */
   workerConcurrency: number;
+  /**
+   * How long a claimed attempt stays with its worker; a worker killed mid-attempt has its delivery
+   * attempted again after this. Must exceed the 10-second response timeout.
+   */
+  leaseSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
       blockedDomainSuffixes: [...new Set([...DEFAULT_BLOCKED_DOMAIN_SUFFIXES, ...extraBlocked])],
       startsPerMinutePerWorkspace: integer(env, 'WEBHOOK_STARTS_PER_MINUTE', 60, 1, 1_000_000_000),
       workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 16, 1, 1000),
+      leaseSeconds: integer(env, 'WEBHOOK_LEASE_SECONDS', 60, 12, 3600),
     },
   };
 }
