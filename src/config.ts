@@ -10,6 +10,12 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Where the embedded PostgreSQL and the generated master key live. */
   dataDir: string;
+  /** Port of the embedded PostgreSQL; 0 picks a free one at each start. */
+  embeddedPostgresPort: number;
+  /** Connections in this process's PostgreSQL pool. */
+  databasePoolSize: number;
+  /** How long shutdown waits for in-flight requests before closing their connections. */
+  shutdownTimeoutMs: number;
   host: string;
   port: number;
   /** Redis for shared rate limits across API processes; absent means in-memory limits. */
@@ -135,6 +141,9 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     databaseUrl,
     dataDir: resolve(env.OFFERDESK_DATA_DIR || 'data'),
+    embeddedPostgresPort: integer(env, 'OFFERDESK_EMBEDDED_PG_PORT', 0, 0, 65535),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
     redisUrl,

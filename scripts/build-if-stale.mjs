@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// `npm start` runs the compiled CLI; this rebuilds it first when any TypeScript source, the
+// generated types or a tsconfig is newer than the build (or there is no build yet).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const builtEntry = join(root, 'dist', 'src', 'cli', 'main.js');
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs; // a deleted file changes its directory
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+const sources = ['src', 'generated', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const newestSource = Math.max(...sources.map((s) => newestMtime(join(root, s))));
+const built = existsSync(builtEntry) ? statSync(builtEntry).mtimeMs : 0;
+
+if (built < newestSource) {
+  process.stderr.write(built === 0 ? 'building (first start)...\n' : 'sources changed; rebuilding...\n');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
