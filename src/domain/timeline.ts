@@ -46,6 +46,6 @@ export async function appendTimelineEntry(tx: Tx, offerId: string, entry: Timeli
   await tx`
     insert into offer_events (offer_id, sequence, type, occurred_at, version, data, ip, user_agent)
     values (${offerId}::uuid, ${sequence}, ${entry.type}, ${entry.occurredAt}, ${entry.version},
-            ${JSON.stringify(entry.data ?? {})}::jsonb, ${entry.ip ?? null}::inet, ${entry.userAgent ?? null})`;
+            ${tx.json(entry.data ?? {})}, ${entry.ip ?? null}::inet, ${entry.userAgent ?? null})`;
   return sequence;
 }
