@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { hashApiKey } from '../../domain/api-key-format.js';
+import { reply } from '../errors.js';
+import { ipLimitKey } from './client-ip.js';
+import { presentedKey } from './authorization.js';
+import { MAX_QUERY_LENGTH, rawQuery } from './query.js';
+import type { RateLimits, WindowState } from './rate-limits.js';
+
+/**
+ * Steps 1 to 4 of SPEC.md "Order of checks for a GET to one of the four endpoints", run as
+ * openapi-backend's security handler for `bearerAuth` (so operations with `security: []`,
+ * such as OPTIONS, 405 answers and /openapi.json, skip them):
+ *   1. per-IP limit (429, no RateLimit-* headers)
+ *   2. query string over 1024 characters (400, no RateLimit-* headers)
+ *   3. Authorization missing or key of the wrong form (401, key not looked up, no RateLimit-*)
+ *   4. per-key limit (429 with RateLimit-* and Retry-After)
+ * From step 4 on, every answer carries the per-key RateLimit-* headers (SPEC.md "API limits").
+ * Steps 5 (parameters), 6 (key lookup) and 7 (resource) follow in validation and the handler.
+ */
+export type Admission =
+  | { admitted: true; keyHash: Buffer }
+  | { admitted: false; refuse: (res: Response) => void };
+
+export async function admit(req: Request, res: Response, limits: RateLimits): Promise<Admission> {
+  const ip = await limits.consumeIp(ipLimitKey(req.ip));
+  if (!ip.allowed) return refused((r) => reply.rateLimited(r, ip.resetSeconds));
+
+  if (rawQuery(req.originalUrl).length > MAX_QUERY_LENGTH) return refused((r) => reply.queryTooLong(r));
+
+  const key = presentedKey(req.headers.authorization);
+  if (key === null) return refused((r) => reply.unauthorized(r));
+
+  const keyHash = hashApiKey(key);
+  // The limiter store sees a digest of the hash, never the key itself.
+  const window = await limits.consumeKey(createHash('sha256').update(keyHash).digest('base64url'));
+  setRateHeaders(res, window);
+  if (!window.allowed) return refused((r) => reply.rateLimited(r, window.resetSeconds));
+  return { admitted: true, keyHash };
+}
+
+function refused(refuse: (res: Response) => void): Admission {
+  return { admitted: false, refuse };
+}
+
+function setRateHeaders(res: Response, window: WindowState): void {
+  res.set('RateLimit-Limit', String(window.limit));
+  res.set('RateLimit-Remaining', String(window.remaining));
+  res.set('RateLimit-Reset', String(window.resetSeconds));
+}

@@ -1,0 +1,23 @@
+/** SPEC.md "Limits": "Query string length 1024 characters including `?`". */
+export const MAX_QUERY_LENGTH = 1024;
+
+/** The raw query string including its leading `?`, or '' when the URL has none. */
+export function rawQuery(originalUrl: string): string {
+  const at = originalUrl.indexOf('?');
+  return at === -1 ? '' : originalUrl.slice(at);
+}
+
+/**
+ * SPEC.md "Pagination rules" 3: "Unknown query parameters are ignored. A parameter sent twice
+ * uses its first value." Only the operation's own parameters are kept. `limit` becomes a number
+ * only when it is one to four digits (SPEC.md: "digits only (up to four digits)"); anything else
+ * stays a string and fails the schema's `type: integer`, giving 400 with param `limit`.
+ */
+export function firstValues(query: string, declared: ReadonlySet<string>): Record<string, string | number> {
+  const values: Record<string, string | number> = {};
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (!declared.has(name) || name in values) continue;
+    values[name] = name === 'limit' && /^[0-9]{1,4}$/.test(value) ? Number(value) : value;
+  }
+  return values;
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Sql } from '../db/connect.js';
+import { coerceError, type Logger } from '../log.js';
+import { firstValues } from './admission/query.js';
+import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
+import { loadCursorCodec } from './cursor.js';
+import { reply } from './errors.js';
+import { createOperations } from './operations.js';
+import { sendJson } from './respond.js';
+
+export const BASE_PATH = '/api/v1';
+
+export interface AppDeps {
+  sql: Sql;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  /** Injected by tests that need to share or inspect the limiter; otherwise built from config. */
+  limits?: RateLimits;
+}
+
+/**
+ * The HTTP service: /api/v1 routed by openapi-backend, a health check outside it, and 404 for
+ * everything else. No CORS middleware anywhere (SPEC.md: "The API sets no CORS headers").
+ */
+export async function createApp(deps: AppDeps): Promise<{ app: express.Express; close(): Promise<void> }> {
+  const { sql, config, clock, logger } = deps;
+  const limits = deps.limits ?? createRateLimits(config, logger);
+  const cursors = await loadCursorCodec(sql);
+  const { api } = createOperations({ sql, clock, cursors, limits, logger });
+  const declaredQuery = new Map(
+    api.getOperations().map((op) => [
+      op.operationId,
+      new Set(((op.parameters ?? []) as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name)),
+    ]),
+  );
+
+  const app = express();
+  app.disable('x-powered-by');
+  // No ETag and no conditional 304s: every answer is computed fresh (Cache-Control: no-store).
+  app.set('etag', false);
+  app.set('trust proxy', config.trustProxy);
+  app.use(requestLog(logger));
+
+  app.get('/healthz', async (_req, res) => {
+    try {
+      await sql`select 1`;
+      sendJson(res, 200, { status: 'ok' });
+    } catch (error) {
+      logger.error({ err: coerceError(error) }, 'health check failed');
+      sendJson(res, 503, { status: 'unavailable' });
+    }
+  });
+
+  app.use(BASE_PATH, async (req: Request, res: Response) => {
+    const queryAt = req.originalUrl.indexOf('?');
+    const rawQuery = queryAt === -1 ? '' : req.originalUrl.slice(queryAt + 1);
+    const method = req.method.toLowerCase();
+    const operation = api.matchOperation({ method, path: req.path, headers: {} });
+    const declared = (operation && declaredQuery.get(operation.operationId)) || new Set<string>();
+    try {
+      await api.handleRequest(
+        {
+          method,
+          path: req.path,
+          // limit may be a number here (see admission/query.ts); openapi-backend passes values through.
+          query: firstValues(rawQuery, declared) as Record<string, string>,
+          headers: req.headers as Record<string, string>,
+        },
+        req,
+        res,
+      );
+    } catch (error) {
+      failed(res, logger, error);
+    }
+  });
+
+  app.use((_req: Request, res: Response) => reply.notFound(res));
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => failed(res, logger, error));
+
+  return { app, close: () => limits.close() };
+}
+
+/** STYLE.md "Errors": logged with its cause, answered with the generic 500 body. */
+function failed(res: Response, logger: Logger, error: unknown): void {
+  logger.error({ err: coerceError(error), requestId: res.locals.requestId }, 'request failed');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  reply.internalError(res);
+}
+
+/** One JSON line per request, with a request id that is also returned to the caller. */
+function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const requestId = randomUUID();
+    res.locals.requestId = requestId;
+    res.set('X-Request-Id', requestId);
+    res.on('finish', () => {
+      logger.info(
+        {
+          requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+          ip: req.ip,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

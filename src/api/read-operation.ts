@@ -1,0 +1,55 @@
+import type { Request, Response } from 'express';
+import type { Context } from 'openapi-backend';
+import type { Clock } from '../clock.js';
+import type { Sql } from '../db/connect.js';
+import type { CursorCodec } from './cursor.js';
+import { reply } from './errors.js';
+import type { Admission } from './admission/admit.js';
+import { workspaceOfKey } from './admission/api-key-lookup.js';
+
+export interface ReadDeps {
+  sql: Sql;
+  clock: Clock;
+  cursors: CursorCodec;
+}
+
+export type QueryValues = Record<string, string | number | undefined>;
+
+/** A read operation: the query checks that need no database, then the answer. */
+export interface ReadOperation<Q> {
+  /** The rest of step 5 after the schema: cursor integrity and scope. `invalid` names the param. */
+  readQuery(query: QueryValues, path: Record<string, string>, deps: ReadDeps): Q | { invalid: string };
+  /** Step 7: find the resource of the key's workspace and answer (404 when it is not there). */
+  respond(input: { workspaceId: string; now: Date; query: Q; path: Record<string, string> }, res: Response, deps: ReadDeps): Promise<void>;
+}
+
+function isInvalid<Q>(value: Q | { invalid: string }): value is { invalid: string } {
+  return typeof value === 'object' && value !== null && 'invalid' in value;
+}
+
+/**
+ * Turns a ReadOperation into an openapi-backend handler. Steps 1-4 already ran in the security
+ * handler and step 5's schema part in validation; this runs the rest of 5, then 6 and 7.
+ */
+export function readHandler<Q>(operation: ReadOperation<Q>, deps: ReadDeps) {
+  return async (c: Context, _req: Request, res: Response): Promise<void> => {
+    const query = (c.request.query ?? {}) as QueryValues;
+    const path = (c.request.params ?? {}) as Record<string, string>;
+    const parsed = operation.readQuery(query, path, deps);
+    if (isInvalid(parsed)) return reply.invalidParameter(res, parsed.invalid);
+
+    const admission = c.security?.bearerAuth as Admission;
+    const now = deps.clock.now();
+    const workspaceId = admission.admitted ? await workspaceOfKey(deps.sql, admission.keyHash, now) : null;
+    if (workspaceId === null) return reply.unauthorized(res);
+
+    await operation.respond({ workspaceId, now, query: parsed, path }, res, deps);
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** SPEC.md "GET /offers/{id}": an ID of the wrong form is answered like an unknown one (404). */
+export function offerIdOrNull(raw: string | undefined): string | null {
+  return raw !== undefined && UUID.test(raw) ? raw.toLowerCase() : null;
+}
