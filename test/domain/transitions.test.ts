@@ -74,6 +74,11 @@ afterAll(async () => {
   await db.drop();
 });
 
+async function outboxCount(offerId: string): Promise<number> {
+  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from webhook_outbox where offer_id = ${offerId}::uuid`;
+  return row!.n;
+}
+
 describe.each(ACTIONS)('$name', ({ allowed, signers, run }) => {
   it.each(STATES.filter((state) => allowed.includes(state)))('is allowed on a %s offer and appends one entry', async (state) => {
     const id = await offerIn(db.sql, clock, workspaceId, state, signers);
@@ -87,13 +92,12 @@ describe.each(ACTIONS)('$name', ({ allowed, signers, run }) => {
   it.each(STATES.filter((state) => !allowed.includes(state)))('is refused on a %s offer and changes nothing', async (state) => {
     const id = await offerIn(db.sql, clock, workspaceId, state, signers);
     const before = await offerRow(db.sql, id);
-    const [{ outbox: outboxBefore }] = await db.sql`select count(*)::int as outbox from webhook_outbox where offer_id = ${id}::uuid`;
+    const outboxBefore = await outboxCount(id);
     const error = await run(db.sql, clock, id).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).code).toBe('invalid_transition');
     expect(await offerRow(db.sql, id)).toEqual(before);
-    const [{ outbox: outboxAfter }] = await db.sql`select count(*)::int as outbox from webhook_outbox where offer_id = ${id}::uuid`;
-    expect(outboxAfter).toBe(outboxBefore);
+    expect(await outboxCount(id)).toBe(outboxBefore);
   });
 });
 
