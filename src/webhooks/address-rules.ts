@@ -128,10 +128,10 @@ export async function checkEndpointAddress(url: string, ctx: AddressContext): Pr
     return { ok: true, hostname, addresses: [{ address: mapped.address, family: family === 6 ? 6 : 4, port: mapped.port }] };
   }
 
-  if (!hostname.includes('.')) return refuse('host name must be a public domain name (no single-label names)');
   for (const suffix of INTERNAL_NAME_SUFFIXES) {
     if (isUnder(hostname, suffix)) return refuse(`host name must be public (.${suffix} names are internal)`);
   }
+  if (!hostname.includes('.')) return refuse('host name must be a public domain name (no single-label names)');
 
   let answers: { address: string; family: 4 | 6 }[];
   try {

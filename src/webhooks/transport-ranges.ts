@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -13,7 +14,7 @@ interface RefusedRange {
 
 const REFUSED_V4: RefusedRange[] = [
   { cidr: '169.254.169.254/32', name: 'cloud metadata' },
-  { cidr: '0.0.0.0/8', name: 'unspecified ("this network")' },
+  { cidr: '0.0.0.0/8', name: 'unspecified' },
   { cidr: '10.0.0.0/8', name: 'private' },
   { cidr: '100.64.0.0/10', name: 'carrier-grade NAT' },
   { cidr: '127.0.0.0/8', name: 'loopback' },
@@ -76,10 +77,15 @@ function embeddedIPv4(address: ipaddr.IPv6): { v4: ipaddr.IPv4; form: string } |
  * "loopback" or "private (IPv4-mapped)". Text that is not an IP address is refused as well.
  */
 export function refusedAddressKind(text: string): string | null {
+  // Zone indexes (fe80::1%eth0) only occur on link-local addresses, which are refused anyway.
+  const bare = text.replace(/%.*$/, '');
+  // Strict forms only (no "127.1" or octal), as a socket would take them.
+  const family = isIP(bare);
+  if (family === 0) return 'not an IP address';
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    // Zone indexes (fe80::1%eth0) only occur on link-local addresses, which are refused anyway.
-    parsed = ipaddr.parse(text.replace(/%.*$/, ''));
+    // ipaddr.js reads "::1.2.3.4" as IPv4-mapped; the URL parser's hex serialisation is exact.
+    parsed = ipaddr.parse(family === 6 ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : bare);
   } catch {
     return 'not an IP address';
   }
