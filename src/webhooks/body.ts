@@ -1,0 +1,40 @@
+import type { Offer, OfferEvent } from '../read-model/types.js';
+import { MAX_BODY_BYTES } from './policy.js';
+
+/**
+ * Webhook bodies (SPEC.md "Outgoing webhook request", "Body shape"). A body is serialised once,
+ * when the message is prepared, and those exact bytes are stored, signed and sent on every
+ * attempt and resend: nothing re-serialises it.
+ */
+export const API_VERSION = 'v1';
+
+export interface PreparedBody {
+  text: string;
+  bytes: number;
+}
+
+export function eventBody(input: { id: string; type: string; offer: Offer; event: OfferEvent }): PreparedBody {
+  return prepared({
+    id: input.id,
+    type: input.type,
+    // "When the event happened": the timeline entry's time, in the API's timestamp format.
+    created_at: input.event.occurred_at,
+    api_version: API_VERSION,
+    data: { offer: input.offer, event: input.event },
+  });
+}
+
+/** SPEC.md "Events": ping carries `data: {}`; its time is when the test was requested. */
+export function pingBody(input: { id: string; at: Date }): PreparedBody {
+  return prepared({ id: input.id, type: 'ping', created_at: input.at.toISOString(), api_version: API_VERSION, data: {} });
+}
+
+function prepared(value: unknown): PreparedBody {
+  const text = JSON.stringify(value);
+  return { text, bytes: Buffer.byteLength(text, 'utf8') };
+}
+
+/** The schema bounds every text so an offer plus one entry stays far below this; checked anyway. */
+export function fitsBodyLimit(body: PreparedBody): boolean {
+  return body.bytes <= MAX_BODY_BYTES;
+}

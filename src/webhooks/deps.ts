@@ -1,0 +1,24 @@
+import type { Clock } from '../clock.js';
+import type { Sql } from '../db/connect.js';
+import type { Logger } from '../log.js';
+import type { WebhookSender } from './sender.js';
+
+/** Everything the engine's steps use; tests pass a ManualClock and a fake sender. */
+export interface EngineDeps {
+  sql: Sql;
+  clock: Clock;
+  sender: WebhookSender;
+  /** Opens endpoint secrets sealed at rest (secrets.ts). */
+  masterKey: Buffer;
+  logger: Logger;
+  settings: EngineSettings;
+}
+
+export interface EngineSettings {
+  /** SPEC.md "Webhook limits": 60 by default; benchmarks lift it. */
+  startsPerMinutePerWorkspace: number;
+  /** Attempts one worker runs at once. */
+  concurrency: number;
+  /** How long a claimed attempt belongs to its worker. */
+  leaseMs: number;
+}

@@ -1,0 +1,153 @@
+import { readOffer, readOfferEvent } from '../read-model/offers.js';
+import type { Tx } from '../db/connect.js';
+import { eventBody, fitsBodyLimit } from './body.js';
+import type { EngineDeps } from './deps.js';
+import {
+  FANOUT_BATCH_SIZE,
+  MAX_ATTEMPTS,
+  MAX_OPEN_DELIVERIES_PER_ENDPOINT,
+  MAX_WAITING_EVENTS_PER_WORKSPACE,
+} from './policy.js';
+import { countWaitingEvents } from './sql/countWaitingEvents.js';
+import { deleteOutboxRows } from './sql/deleteOutboxRows.js';
+import { findSubscribedEndpoints } from './sql/findSubscribedEndpoints.js';
+import { insertDeliveries, type NewDelivery } from './sql/insertDeliveries.js';
+import { insertMessages, type NewMessage } from './sql/insertMessages.js';
+import { takeDueOutbox, type OutboxRow } from './sql/takeDueOutbox.js';
+import { tryLockFanOut } from './sql/tryLockFanOut.js';
+
+export interface FanOutResult {
+  /** Outbox rows taken out of the outbox this round. */
+  taken: number;
+  /** Messages prepared (events with at least one subscribed active endpoint). */
+  messages: number;
+  deliveries: number;
+  /** Deliveries recorded as failed at once because their endpoint held 1,000 open ones. */
+  queueFull: number;
+  /** Events not turned into webhooks because 1,000 of the workspace's events were waiting. */
+  droppedWaiting: number;
+  /** Events no active endpoint subscribed to. */
+  unsubscribed: number;
+  /** Another worker was fanning out; nothing was done. */
+  busy: boolean;
+}
+
+/**
+ * Turns due outbox rows into prepared messages and one delivery per subscribed active endpoint,
+ * and removes the rows from the outbox, in one transaction: a crash leaves the rows for the next
+ * round, and a repeated round stores nothing twice (ids and (message, endpoint) are unique).
+ *
+ * The body is prepared here, "shortly after the event" (SPEC.md "Outgoing webhook request"),
+ * reading the offer as it is now through the API's read model, so `data.offer` has exactly the
+ * fields of GET /offers/{id} and may already show a later change.
+ *
+ * SPEC.md "Webhook limits": "When 1,000 events of a workspace are waiting, further events are not
+ * turned into webhooks." The outbox row is written by the product's own transaction, which must
+ * not fail because of webhooks, so the limit is enforced here: the workspace's waiting events
+ * (at least one delivery not attempted yet) are counted, the oldest due rows fill the room left,
+ * and the rest are dropped from the outbox with a warning. Waiting events drain at the start rate
+ * (60 per minute), so a burst beyond 1,000 is cut rather than queued for hours.
+ */
+export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
+  const now = deps.clock.now();
+  const result: FanOutResult = {
+    taken: 0,
+    messages: 0,
+    deliveries: 0,
+    queueFull: 0,
+    droppedWaiting: 0,
+    unsubscribed: 0,
+    busy: false,
+  };
+  const dropped: OutboxRow[] = [];
+  await deps.sql.begin(async (tx) => {
+    if (!(await tryLockFanOut(tx))) {
+      result.busy = true;
+      return;
+    }
+    const rows = await takeDueOutbox(tx, now, FANOUT_BATCH_SIZE);
+    if (rows.length === 0) return;
+    result.taken = rows.length;
+
+    const endpointsByRow = new Map<string, string[]>();
+    for (const sub of await findSubscribedEndpoints(tx, rows.map((row) => row.id))) {
+      const list = endpointsByRow.get(sub.outbox_id) ?? [];
+      list.push(sub.endpoint_id);
+      endpointsByRow.set(sub.outbox_id, list);
+    }
+    const subscribed = rows.filter((row) => endpointsByRow.has(row.id));
+    result.unsubscribed = rows.length - subscribed.length;
+
+    const waiting = await countWaitingEvents(tx, [...new Set(subscribed.map((row) => row.workspace_id))]);
+    const kept: OutboxRow[] = [];
+    for (const row of subscribed) {
+      const count = waiting.get(row.workspace_id) ?? 0;
+      if (count >= MAX_WAITING_EVENTS_PER_WORKSPACE) {
+        dropped.push(row);
+        continue;
+      }
+      waiting.set(row.workspace_id, count + 1);
+      kept.push(row);
+    }
+    result.droppedWaiting = dropped.length;
+
+    const messages = await prepareMessages(tx, deps, kept, now);
+    await insertMessages(tx, messages, now);
+    const deliveries: NewDelivery[] = messages.flatMap((message) =>
+      (endpointsByRow.get(message.id) ?? []).map((endpointId) => ({ messageId: message.id, endpointId })),
+    );
+    const inserted = await insertDeliveries(tx, {
+      deliveries,
+      isTest: false,
+      maxAttempts: MAX_ATTEMPTS,
+      maxOpenPerEndpoint: MAX_OPEN_DELIVERIES_PER_ENDPOINT,
+      now,
+    });
+    result.messages = messages.length;
+    result.deliveries = inserted.length;
+    result.queueFull = inserted.filter((d) => d.status === 'failed').length;
+    await deleteOutboxRows(tx, rows.map((row) => row.id));
+  });
+
+  if (dropped.length > 0) {
+    deps.logger.warn(
+      { dropped: dropped.length, workspaces: [...new Set(dropped.map((row) => row.workspace_id))] },
+      `webhook events not sent: ${MAX_WAITING_EVENTS_PER_WORKSPACE} events of the workspace were already waiting`,
+    );
+  }
+  if (result.queueFull > 0) {
+    deps.logger.warn(
+      { deliveries: result.queueFull },
+      `webhook deliveries recorded as failed without an attempt: endpoint holds ${MAX_OPEN_DELIVERIES_PER_ENDPOINT} open deliveries`,
+    );
+  }
+  return result;
+}
+
+/** The message of each event: its id is the outbox row's id (the webhook-id), its body final. */
+async function prepareMessages(tx: Tx, deps: EngineDeps, rows: OutboxRow[], now: Date): Promise<NewMessage[]> {
+  // postgres.js pipelines these reads on the transaction's connection: no round trip per row.
+  const read = await Promise.all(
+    rows.map(async (row) => ({
+      row,
+      offer: await readOffer(tx, { workspaceId: row.workspace_id, offerId: row.offer_id, now }),
+      event: await readOfferEvent(tx, { offerId: row.offer_id, sequence: row.offer_sequence }),
+    })),
+  );
+  const messages: NewMessage[] = [];
+  for (const { row, offer, event } of read) {
+    if (!offer || !event) {
+      // The outbox row's foreign key cascades with the offer's timeline, so this means a bug.
+      deps.logger.error({ outboxId: row.id, offerId: row.offer_id }, 'webhook event without its offer or timeline entry; not sent');
+      continue;
+    }
+    const body = eventBody({ id: row.id, type: row.type, offer, event });
+    if (!fitsBodyLimit(body)) {
+      // The schema's text bounds make this impossible; never send an oversized body if it happens.
+      deps.logger.error({ outboxId: row.id, bytes: body.bytes }, 'webhook body over 64 KiB; not sent');
+      continue;
+    }
+    messages.push({ id: row.id, workspaceId: row.workspace_id, type: row.type, body: body.text });
+  }
+  return messages;
+}

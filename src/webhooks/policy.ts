@@ -1,0 +1,71 @@
+import { DAY, HOUR, MINUTE, SECOND } from '../clock.js';
+
+/**
+ * The webhook engine's policy numbers, each named with its unit and tied to the SPEC.md
+ * sentence it implements. Changing one of these changes the public contract.
+ */
+
+/** SPEC.md "Delivery, retries, pause": pause before attempts 2..8 (1 m, 5 m, 30 m, 2 h, 5 h, 8 h, 8 h). */
+export const RETRY_PAUSES_MS: readonly number[] = [
+  1 * MINUTE,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  8 * HOUR,
+  8 * HOUR,
+];
+/** SPEC.md "Webhook limits": attempts per delivery. */
+export const MAX_ATTEMPTS = RETRY_PAUSES_MS.length + 1;
+/** SPEC.md: a failed delivery "can be resent from the delivery log up to 5 times". */
+export const MAX_RESENDS = 5;
+/** SPEC.md: "After 5 deliveries in a row that failed finally, the endpoint is paused". */
+export const FAILURES_IN_A_ROW_TO_PAUSE = 5;
+
+/** SPEC.md "Webhook limits": endpoints per workspace. */
+export const MAX_ENDPOINTS_PER_WORKSPACE = 5;
+/** SPEC.md "Webhook limits": workspaces in which one account may create endpoints (paused ones count). */
+export const MAX_WORKSPACES_PER_ACCOUNT = 20;
+/** SPEC.md "Webhook limits": open deliveries per endpoint. */
+export const MAX_OPEN_DELIVERIES_PER_ENDPOINT = 1_000;
+/** SPEC.md "Webhook limits": events waiting to be sent, per workspace. */
+export const MAX_WAITING_EVENTS_PER_WORKSPACE = 1_000;
+/** SPEC.md "Webhook limits": test events per 10 minutes (counted per endpoint). */
+export const MAX_TEST_EVENTS_PER_WINDOW = 10;
+export const TEST_EVENT_WINDOW_MS = 10 * MINUTE;
+/** SPEC.md "Webhook limits": delivery log retention. */
+export const DELIVERY_LOG_RETENTION_MS = 30 * DAY;
+/** SPEC.md "Outgoing webhook request": "The body is at most 64 KiB." */
+export const MAX_BODY_BYTES = 64 * 1024;
+/** SPEC.md "Webhook limits": deliveries started per minute per workspace, over a fixed window this long. */
+export const START_RATE_WINDOW_MS = 1 * MINUTE;
+
+/** SPEC.md "Events" rule 1: "offer.expired is detected every 15 minutes". */
+export const EXPIRY_JOB_INTERVAL_MS = 15 * MINUTE;
+/** How often the delivery log is trimmed to DELIVERY_LOG_RETENTION_MS. */
+export const RETENTION_JOB_INTERVAL_MS = 6 * HOUR;
+/** Rows deleted per retention statement, so a large backlog never holds long locks. */
+export const RETENTION_BATCH_SIZE = 5_000;
+
+/** Outbox rows turned into messages per fan-out transaction. */
+export const FANOUT_BATCH_SIZE = 200;
+/** How long an idle worker waits before looking for work again (outbox inserts also wake it). */
+export const POLL_INTERVAL_MS = 250;
+/** How often a worker asks whether a periodic job is due (wall time; the jobs' periods are far longer). */
+export const JOBS_CHECK_INTERVAL_MS = 5 * SECOND;
+/** Workspaces considered by one claim; the round-robin front of the queue. */
+export const CLAIM_WORKSPACES = 100;
+/**
+ * Lease of a claimed attempt. Longer than the 10-second response timeout plus connecting, so a
+ * live worker never loses its lease; a dead worker's delivery is attempted again after it.
+ */
+export const DEFAULT_LEASE_MS = 60 * SECOND;
+
+/**
+ * At most this share of one worker's concurrency goes to a single endpoint (fleet-wide in-flight
+ * count), so a slow endpoint holding every request open for 10 s occupies its share and the
+ * others keep flowing (SPEC.md "Events" rule 4: "a failing endpoint does not hold back others").
+ */
+export function maxInFlightPerEndpoint(workerConcurrency: number): number {
+  return Math.max(1, Math.floor(workerConcurrency / 4));
+}

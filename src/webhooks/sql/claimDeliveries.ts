@@ -1,0 +1,143 @@
+import type { Queryable } from '../../db/connect.js';
+
+export interface ClaimedDelivery {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  workspace_id: string;
+  /** Attempts recorded before this one. */
+  attempt_count: number;
+  max_attempts: number;
+  resend_count: number;
+  is_test: boolean;
+  lease_token: string;
+  type: string;
+  body: string;
+  url: string;
+  secret_sealed: Buffer;
+}
+
+export interface ClaimInput {
+  now: Date;
+  /** Free attempt slots of the calling worker. */
+  limit: number;
+  leaseUntil: Date;
+  /** SPEC.md "Webhook limits": deliveries started per minute per workspace. */
+  startsPerWindow: number;
+  /** Start of the current rate window if it began at or before this instant it has ended. */
+  windowEndedBefore: Date;
+  maxInFlightPerEndpoint: number;
+  maxWorkspaces: number;
+}
+
+/**
+ * Claims due deliveries for attempts, in one statement:
+ *
+ * - Workspaces come round-robin, longest-waiting first (SPEC.md "Webhook limits"): the state rows
+ *   are ordered by queue_position, and every workspace served moves behind all others. Rows of a
+ *   workspace another worker is claiming for are skipped (`skip locked`), which also makes the
+ *   start count below exact across workers.
+ * - Each workspace gets at most what its start-rate window has left; the excess stays pending and
+ *   waits for the next window ("excess waits, is not dropped"). Every attempt counts as a start.
+ * - Within a workspace endpoints alternate, and an endpoint already holding its share of
+ *   attempts in flight (fleet-wide) gets none, so a slow endpoint never holds back another.
+ * - A `sending` row whose lease has passed belongs to a worker that died mid-attempt; it is
+ *   claimed again like a due one (at-least-once, same webhook-id).
+ *
+ * (PostgreSQL runs the data-modifying `requeued` step whether or not the final select reads it.)
+ *
+ * The batch interleaves workspaces: first one delivery of each, then a second of each, and so on.
+ */
+export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  const { now, limit, leaseUntil, startsPerWindow, windowEndedBefore, maxInFlightPerEndpoint, maxWorkspaces } = input;
+  if (limit <= 0) return [];
+  return sql<ClaimedDelivery[]>`
+    with ws as (
+      select s.workspace_id, s.queue_position,
+             case when s.window_started_at > ${windowEndedBefore}
+                  then ${startsPerWindow} - s.window_starts
+                  else ${startsPerWindow} end as capacity
+        from webhook_workspace_state s
+       where (s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
+              or s.window_starts < ${startsPerWindow})
+         and exists (
+               select 1 from webhook_deliveries d
+                where d.workspace_id = s.workspace_id
+                  and d.status in ('pending', 'sending')
+                  and ((d.status = 'pending' and d.next_attempt_at <= ${now})
+                       or (d.status = 'sending' and d.lease_until <= ${now})))
+       order by s.queue_position, s.workspace_id
+       limit ${maxWorkspaces}
+         for update skip locked
+    ),
+    picks as (
+      select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, ws.capacity, ws.queue_position
+        from ws
+        join webhook_endpoints e on e.workspace_id = ws.workspace_id and e.removed_at is null
+       cross join lateral (
+             select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
+               from webhook_deliveries d
+              where d.endpoint_id = e.id
+                and d.status in ('pending', 'sending')
+                and ((d.status = 'pending' and d.next_attempt_at <= ${now})
+                     or (d.status = 'sending' and d.lease_until <= ${now}))
+              order by d.next_attempt_at, d.id
+              limit greatest(0, ${maxInFlightPerEndpoint} - (
+                      select count(*) from webhook_deliveries f
+                       where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}))
+           ) d
+    ),
+    ranked as (
+      select r.*, row_number() over (partition by r.workspace_id
+                                     order by r.endpoint_rank, r.next_attempt_at, r.id) as workspace_rank
+        from (select p.*, row_number() over (partition by p.endpoint_id
+                                             order by p.next_attempt_at, p.id) as endpoint_rank
+                from picks p) r
+    ),
+    chosen as (
+      select r.id
+        from ranked r
+       where r.workspace_rank <= r.capacity
+       order by r.workspace_rank, r.queue_position, r.workspace_id
+       limit ${limit}
+    ),
+    locked as (
+      select d.id
+        from webhook_deliveries d
+       where d.id in (select id from chosen)
+         and ((d.status = 'pending' and d.next_attempt_at <= ${now})
+              or (d.status = 'sending' and d.lease_until <= ${now}))
+         for update skip locked
+    ),
+    claimed as (
+      update webhook_deliveries d
+         set status = 'sending', lease_token = gen_random_uuid(), lease_until = ${leaseUntil}, updated_at = ${now}
+        from locked
+       where d.id = locked.id
+      returning d.id, d.message_id, d.endpoint_id, d.workspace_id, d.attempt_count, d.max_attempts,
+                d.resend_count, d.is_test, d.lease_token
+    ),
+    served as (
+      select c.workspace_id, count(*)::int as started,
+             row_number() over (order by ws.queue_position, ws.workspace_id) as turn
+        from claimed c
+        join ws on ws.workspace_id = c.workspace_id
+       group by c.workspace_id, ws.queue_position, ws.workspace_id
+    ),
+    requeued as (
+      update webhook_workspace_state s
+         set queue_position = (select coalesce(max(queue_position), 0) from webhook_workspace_state) + served.turn,
+             last_served_at = ${now},
+             window_started_at = case when s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
+                                      then ${now} else s.window_started_at end,
+             window_starts = case when s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
+                                  then served.started else s.window_starts + served.started end
+        from served
+       where s.workspace_id = served.workspace_id
+    )
+    select c.id, c.message_id, c.endpoint_id, c.workspace_id, c.attempt_count, c.max_attempts, c.resend_count,
+           c.is_test, c.lease_token, m.type, m.body, e.url, e.secret_sealed
+      from claimed c
+      join webhook_messages m on m.id = c.message_id
+      join webhook_endpoints e on e.id = c.endpoint_id`;
+}

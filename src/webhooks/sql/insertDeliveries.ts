@@ -1,0 +1,54 @@
+import type { Queryable } from '../../db/connect.js';
+
+export interface NewDelivery {
+  messageId: string;
+  endpointId: string;
+}
+
+export interface InsertedDelivery {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  status: 'pending' | 'failed';
+}
+
+/**
+ * One delivery per (message, endpoint), due now. SPEC.md "Webhook limits": "An endpoint already
+ * holding 1,000 open deliveries gets no more queued: further deliveries are recorded as failed in
+ * the delivery log without an attempt and can be resent from there." The open count and the
+ * position within this batch decide it per row, in the same statement.
+ */
+export async function insertDeliveries(
+  sql: Queryable,
+  input: { deliveries: NewDelivery[]; isTest: boolean; maxAttempts: number; maxOpenPerEndpoint: number; now: Date },
+): Promise<InsertedDelivery[]> {
+  const { deliveries, isTest, maxAttempts, maxOpenPerEndpoint, now } = input;
+  if (deliveries.length === 0) return [];
+  return sql<InsertedDelivery[]>`
+    with input as (
+      select i.message_id, i.endpoint_id, i.ord
+        from unnest(${deliveries.map((d) => d.messageId)}::uuid[],
+                    ${deliveries.map((d) => d.endpointId)}::uuid[]) with ordinality as i(message_id, endpoint_id, ord)
+    ),
+    placed as (
+      select i.message_id, i.endpoint_id, e.workspace_id,
+             (select count(*) from webhook_deliveries d
+               where d.endpoint_id = i.endpoint_id and d.status in ('pending', 'sending'))
+             + row_number() over (partition by i.endpoint_id order by i.ord) <= ${maxOpenPerEndpoint} as queued
+        from input i
+        join webhook_endpoints e on e.id = i.endpoint_id
+    )
+    insert into webhook_deliveries
+      (message_id, endpoint_id, workspace_id, is_test, status, max_attempts, next_attempt_at,
+       failure_reason, created_at, updated_at, finished_at)
+    select p.message_id, p.endpoint_id, p.workspace_id, ${isTest},
+           case when p.queued then 'pending' else 'failed' end,
+           ${maxAttempts},
+           ${now},
+           case when p.queued then null else 'endpoint_queue_full' end,
+           ${now}, ${now},
+           case when p.queued then null else ${now}::timestamptz end
+      from placed p
+    on conflict (message_id, endpoint_id) do nothing
+    returning id, message_id, endpoint_id, status`;
+}

@@ -1,0 +1,21 @@
+import type { Queryable } from '../../db/connect.js';
+
+export interface NewMessage {
+  id: string;
+  workspaceId: string;
+  type: string;
+  body: string;
+}
+
+/** Stores prepared bodies, set-based; an id already stored (a fan-out repeated) is kept as it was. */
+export async function insertMessages(sql: Queryable, messages: NewMessage[], now: Date): Promise<void> {
+  if (messages.length === 0) return;
+  await sql`
+    insert into webhook_messages (id, workspace_id, type, body, created_at)
+    select m.id, m.workspace_id, m.type, m.body, ${now}
+      from unnest(${messages.map((m) => m.id)}::uuid[],
+                  ${messages.map((m) => m.workspaceId)}::uuid[],
+                  ${messages.map((m) => m.type)}::text[],
+                  ${messages.map((m) => m.body)}::text[]) as m(id, workspace_id, type, body)
+    on conflict (id) do nothing`;
+}

@@ -1,0 +1,8 @@
+import type { Queryable } from '../../db/connect.js';
+
+/** Every workspace's custom offer-page domain: no endpoint may point at one (SPEC.md address rules). */
+export async function readOfferDomains(sql: Queryable): Promise<string[]> {
+  const rows = await sql<{ offer_domain: string }[]>`
+    select offer_domain from workspaces where offer_domain is not null`;
+  return rows.map((row) => row.offer_domain);
+}
