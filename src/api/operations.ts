@@ -3,7 +3,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context, type Document, type Handler } from 'openapi-backend';
 import type { Logger } from '../log.js';
-import { admit, type Admission } from './admission/admit.js';
+import { admit, Refusal } from './admission/admit.js';
 import type { RateLimits } from './admission/rate-limits.js';
 import { reply } from './errors.js';
 import { loadOpenApiDocument } from './openapi-document.js';
@@ -53,10 +53,10 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
     ...handlers,
     ...fallbackHandlers,
     unauthorizedHandler: (c: Context, _req: Request, res: Response) => {
-      const admission = c.security?.bearerAuth as Admission | { error: unknown } | undefined;
-      if (admission && 'admitted' in admission && !admission.admitted) return admission.refuse(res);
-      // The security handler threw (e.g. the rate limit store failed): logged by the caller.
-      throw admission && 'error' in admission ? admission.error : new Error('admission failed');
+      const failure = (c.security?.bearerAuth as { error?: unknown } | undefined)?.error;
+      if (failure instanceof Refusal) return failure.answer(res);
+      // Anything else thrown by admission (e.g. the rate limit store failed) becomes a logged 500.
+      throw failure ?? new Error('admission failed without a reason');
     },
     validationFail: (c: Context, _req: Request, res: Response) => {
       reply.invalidParameter(res, firstInvalidParameter(c));

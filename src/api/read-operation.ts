@@ -40,7 +40,7 @@ export function readHandler<Q>(operation: ReadOperation<Q>, deps: ReadDeps) {
 
     const admission = c.security?.bearerAuth as Admission;
     const now = deps.clock.now();
-    const workspaceId = admission.admitted ? await workspaceOfKey(deps.sql, admission.keyHash, now) : null;
+    const workspaceId = await workspaceOfKey(deps.sql, admission.keyHash, now);
     if (workspaceId === null) return reply.unauthorized(res);
 
     await operation.respond({ workspaceId, now, query: parsed, path }, res, deps);

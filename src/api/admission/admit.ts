@@ -18,9 +18,17 @@ import type { RateLimits, WindowState } from './rate-limits.js';
  * From step 4 on, every answer carries the per-key RateLimit-* headers (SPEC.md "API limits").
  * Steps 5 (parameters), 6 (key lookup) and 7 (resource) follow in validation and the handler.
  */
-export type Admission =
-  | { admitted: true; keyHash: Buffer }
-  | { admitted: false; refuse: (res: Response) => void };
+export interface Admission {
+  keyHash: Buffer;
+}
+
+/**
+ * A request stopped by steps 1-4. Thrown, because openapi-backend counts any value a security
+ * handler returns as authorized and stores a thrown one as `{ error }`.
+ */
+export class Refusal {
+  constructor(readonly answer: (res: Response) => void) {}
+}
 
 export async function admit(req: Request, res: Response, limits: RateLimits): Promise<Admission> {
   const ip = await limits.consumeIp(ipLimitKey(req.ip));
@@ -36,11 +44,11 @@ export async function admit(req: Request, res: Response, limits: RateLimits): Pr
   const window = await limits.consumeKey(createHash('sha256').update(keyHash).digest('base64url'));
   setRateHeaders(res, window);
   if (!window.allowed) return refused((r) => reply.rateLimited(r, window.resetSeconds));
-  return { admitted: true, keyHash };
+  return { keyHash };
 }
 
-function refused(refuse: (res: Response) => void): Admission {
-  return { admitted: false, refuse };
+function refused(answer: (res: Response) => void): never {
+  throw new Refusal(answer);
 }
 
 function setRateHeaders(res: Response, window: WindowState): void {
