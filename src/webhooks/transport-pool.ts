@@ -66,7 +66,11 @@ export class PinnedPools {
     entry.inFlight += 1;
     entry.lastUsed = Date.now();
     try {
-      return await use(entry.pool);
+      const result = await use(entry.pool);
+      // undici marks a connection free again in a microtask after the reply ends; one turn of the
+      // event loop lets it, so a worker sending one attempt after another keeps one connection.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return result;
     } finally {
       entry.inFlight -= 1;
       entry.lastUsed = Date.now();
