@@ -33,7 +33,13 @@ export interface Config {
 export interface WebhookConfig {
   /** 32-byte key (base64) that encrypts endpoint secrets at rest; absent: generated under dataDir. */
   masterKey: string | undefined;
-  /** Development only: host name -> local address and port that replace DNS for that name. */
+  /**
+   * Development only (OFFERDESK_WEBHOOK_DEV_RESOLVE): host name -> local address and port that
+   * replace DNS for that name; only these names skip the public-name and public-address rules.
+   * A local receiver's CA is trusted the Node way, NODE_EXTRA_CA_CERTS=<ca.pem> at process start;
+   * there is deliberately no setting that adds a CA (in-process tests pass `tls.ca` to
+   * createWebhookSender instead).
+   */
   devResolve: Map<string, { address: string; port: number }>;
   /** Domain suffixes no endpoint may use: the service's own domains and hosting platforms. */
   blockedDomainSuffixes: string[];
