@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { WebhookConfig } from '../config.js';
+import type { Sql } from '../db/connect.js';
+import { MANAGER_ROLES, requireRole, requireWorkspace } from '../domain/accounts.js';
+import { DomainError, invalidInput, notFound } from '../domain/errors.js';
+import { isUuid } from '../domain/validate.js';
+import { checkEndpointAddress, type Resolver } from './address-rules.js';
+import { pingBody } from './body.js';
+import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from './outbox.js';
+import {
+  MAX_ATTEMPTS,
+  MAX_ENDPOINTS_PER_WORKSPACE,
+  MAX_OPEN_DELIVERIES_PER_ENDPOINT,
+  MAX_TEST_EVENTS_PER_WINDOW,
+  MAX_WORKSPACES_PER_ACCOUNT,
+  TEST_EVENT_WINDOW_MS,
+} from './policy.js';
+import { encryptSecret, generateEndpointSecret } from './secrets.js';
+import { countEndpointLimits } from './sql/countEndpointLimits.js';
+import { countRecentTests } from './sql/countRecentTests.js';
+import { dropWaitingEvents } from './sql/dropWaitingEvents.js';
+import { insertDeliveries } from './sql/insertDeliveries.js';
+import { insertEndpoint } from './sql/insertEndpoint.js';
+import { insertMessages } from './sql/insertMessages.js';
+import { joinFairnessQueue } from './sql/joinFairnessQueue.js';
+import { listEndpoints as listEndpointRows } from './sql/listEndpoints.js';
+import { lockEndpointCreation } from './sql/lockEndpointCreation.js';
+import { readEndpoint, type EndpointRow } from './sql/readEndpoint.js';
+import { readOfferDomains } from './sql/readOfferDomains.js';
+import { removeEndpoint as removeEndpointRow } from './sql/removeEndpoint.js';
+import { resumeEndpoint as resumeEndpointRow } from './sql/resumeEndpoint.js';
+import { updateEndpointSecret } from './sql/updateEndpointSecret.js';
+
+export { listDeliveries, showDelivery, resendDelivery } from './delivery-log.js';
+export type { DeliveryView, DeliveryDetail } from './delivery-log.js';
+
+/**
+ * Endpoint management (SPEC.md "Webhook endpoint management"; issue 3 "Management"). Changes are
+ * made by owners and admins (`actorId`); members are refused. Reads take no actor: the CLI that
+ * calls them is the operator's. Every refusal is a DomainError with a message for one line.
+ */
+export interface ManagementDeps {
+  sql: Sql;
+  clock: Clock;
+  config: WebhookConfig;
+  masterKey: Buffer;
+  /** Tests pass a fake resolver; otherwise the system's. */
+  resolver?: Resolver;
+}
+
+export interface EndpointView {
+  id: string;
+  workspace_id: string;
+  url: string;
+  events: string[];
+  state: 'active' | 'paused';
+  /** Deliveries in a row that failed finally; 5 pauses the endpoint. */
+  failure_streak: number;
+  created_at: string;
+  updated_at: string;
+  paused_at: string | null;
+}
+
+export function toEndpointView(row: EndpointRow): EndpointView {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    url: row.url,
+    events: row.event_types,
+    state: row.state,
+    failure_streak: row.failure_streak,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    paused_at: row.paused_at ? row.paused_at.toISOString() : null,
+  };
+}
+
+/** SPEC.md "Webhook event types": every type but ping, which "cannot be subscribed to". */
+export function parseEventTypes(types: readonly string[]): OfferWebhookType[] {
+  const chosen = [...new Set(types.map((t) => t.trim()).filter(Boolean))];
+  if (chosen.length === 0) throw invalidInput(`choose at least one event type: ${OFFER_WEBHOOK_TYPES.join(', ')}`);
+  for (const type of chosen) {
+    if (type === 'ping') throw invalidInput('ping cannot be subscribed to; use "endpoint test" to send one');
+    if (!(OFFER_WEBHOOK_TYPES as readonly string[]).includes(type)) {
+      throw invalidInput(`unknown event type "${type}"; choose from ${OFFER_WEBHOOK_TYPES.join(', ')}`);
+    }
+  }
+  return chosen as OfferWebhookType[];
+}
+
+async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = false): Promise<EndpointRow> {
+  const row = isUuid(endpointId) ? await readEndpoint(sql, { endpointId, forUpdate }) : null;
+  if (!row) throw notFound(`endpoint ${endpointId}`);
+  return row;
+}
+
+/**
+ * Adds an endpoint and returns its secret, the only time it is shown. The address is checked
+ * against every rule of SPEC.md (https, port 443, public name resolving only to public addresses,
+ * blocked domains, every workspace's custom offer domain); the limits of 5 endpoints per
+ * workspace and 20 workspaces per creating account are checked under a lock.
+ */
+export async function addEndpoint(
+  deps: ManagementDeps,
+  input: { workspaceId: string; url: string; events: readonly string[]; actorId: string },
+): Promise<{ id: string; secret: string }> {
+  const { sql, clock } = deps;
+  const workspace = await requireWorkspace(sql, input.workspaceId);
+  await requireRole(sql, { workspaceId: workspace.id, accountId: input.actorId, roles: MANAGER_ROLES });
+  const eventTypes = parseEventTypes(input.events);
+  const url = typeof input.url === 'string' ? input.url.trim() : '';
+  const verdict = await checkEndpointAddress(url, {
+    config: deps.config,
+    customOfferDomains: await readOfferDomains(sql),
+    resolver: deps.resolver,
+  });
+  if (!verdict.ok) throw invalidInput(`endpoint address refused: ${verdict.reason}`);
+
+  const secret = generateEndpointSecret();
+  const secretSealed = encryptSecret(deps.masterKey, secret);
+  const id = await sql.begin(async (tx) => {
+    await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId });
+    const counts = await countEndpointLimits(tx, { workspaceId: workspace.id, accountId: input.actorId });
+    if (counts.inWorkspace >= MAX_ENDPOINTS_PER_WORKSPACE) {
+      throw invalidInput(`workspace ${workspace.id} already has ${MAX_ENDPOINTS_PER_WORKSPACE} endpoints (the limit)`);
+    }
+    if (!counts.accountHasEndpointHere && counts.workspacesOfAccount >= MAX_WORKSPACES_PER_ACCOUNT) {
+      throw invalidInput(
+        `account ${input.actorId} already has endpoints in ${MAX_WORKSPACES_PER_ACCOUNT} workspaces (the limit; paused endpoints count)`,
+      );
+    }
+    const now = clock.now();
+    const row = await insertEndpoint(tx, {
+      workspaceId: workspace.id,
+      url,
+      eventTypes,
+      secretSealed,
+      createdBy: input.actorId,
+      now,
+    });
+    if (counts.inWorkspace === 0) await joinFairnessQueue(tx, { workspaceId: workspace.id });
+    return row.id;
+  });
+  return { id: id as string, secret };
+}
+
+export async function listEndpoints(deps: ManagementDeps, input: { workspaceId: string }): Promise<EndpointView[]> {
+  const workspace = await requireWorkspace(deps.sql, input.workspaceId);
+  return (await listEndpointRows(deps.sql, { workspaceId: workspace.id })).map(toEndpointView);
+}
+
+export async function showEndpoint(deps: ManagementDeps, input: { endpointId: string }): Promise<EndpointView> {
+  return toEndpointView(await requireEndpoint(deps.sql, input.endpointId));
+}
+
+/**
+ * SPEC.md "A test sends a ping event to the endpoint." Allowed while paused, so an operator can
+ * check a repaired receiver before resuming. Limit: 10 tests per 10 minutes per endpoint (a
+ * sliding window): a test exercises one endpoint, and one endpoint's tests should not use up
+ * those of the workspace's others. A ping is retried like any delivery but never counts toward
+ * (or resets) the failure streak.
+ */
+export async function testEndpoint(
+  deps: ManagementDeps,
+  input: { endpointId: string; actorId: string },
+): Promise<{ delivery_id: string; webhook_id: string; status: string }> {
+  const { sql, clock } = deps;
+  const endpoint = await requireEndpoint(sql, input.endpointId);
+  await requireRole(sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  return (await sql.begin(async (tx) => {
+    // Serialises tests of this endpoint, so two at once cannot both pass the limit.
+    if (!(await readEndpoint(tx, { endpointId: endpoint.id, forUpdate: true }))) throw notFound(`endpoint ${endpoint.id}`);
+    const now = clock.now();
+    const recent = await countRecentTests(tx, { endpointId: endpoint.id, since: new Date(now.getTime() - TEST_EVENT_WINDOW_MS) });
+    if (recent >= MAX_TEST_EVENTS_PER_WINDOW) {
+      throw invalidInput(
+        `endpoint ${endpoint.id} has had ${MAX_TEST_EVENTS_PER_WINDOW} tests in the last ${TEST_EVENT_WINDOW_MS / 60_000} minutes (the limit); try again later`,
+      );
+    }
+    const id = randomUUID();
+    await insertMessages(tx, [{ id, workspaceId: endpoint.workspace_id, type: 'ping', body: pingBody({ id, at: now }).text }], now);
+    const [delivery] = await insertDeliveries(tx, {
+      deliveries: [{ messageId: id, endpointId: endpoint.id }],
+      isTest: true,
+      maxAttempts: MAX_ATTEMPTS,
+      maxOpenPerEndpoint: MAX_OPEN_DELIVERIES_PER_ENDPOINT,
+      now,
+    });
+    return { delivery_id: delivery!.id, webhook_id: id, status: delivery!.status };
+  })) as { delivery_id: string; webhook_id: string; status: string };
+}
+
+/** SPEC.md: "Generating a new secret invalidates the old one immediately." Shown once. */
+export async function rotateSecret(
+  deps: ManagementDeps,
+  input: { endpointId: string; actorId: string },
+): Promise<{ secret: string }> {
+  const endpoint = await requireEndpoint(deps.sql, input.endpointId);
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  const secret = generateEndpointSecret();
+  const updated = await updateEndpointSecret(deps.sql, {
+    endpointId: endpoint.id,
+    secretSealed: encryptSecret(deps.masterKey, secret),
+    now: deps.clock.now(),
+  });
+  if (!updated) throw notFound(`endpoint ${input.endpointId}`);
+  return { secret };
+}
+
+/** Active again, streak 0; events of the paused time are not delivered (SPEC.md "Events" rule 7). */
+export async function resumeEndpoint(
+  deps: ManagementDeps,
+  input: { endpointId: string; actorId: string },
+): Promise<EndpointView> {
+  const endpoint = await requireEndpoint(deps.sql, input.endpointId);
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  if (!(await resumeEndpointRow(deps.sql, { endpointId: endpoint.id, now: deps.clock.now() }))) {
+    throw notFound(`endpoint ${input.endpointId}`);
+  }
+  return showEndpoint(deps, { endpointId: endpoint.id });
+}
+
+/**
+ * Removes the endpoint: it receives nothing more and its open deliveries are cancelled. When it
+ * was the workspace's last endpoint, the workspace's waiting events are dropped (SPEC.md
+ * "Webhook limits").
+ */
+export async function removeEndpoint(
+  deps: ManagementDeps,
+  input: { endpointId: string; actorId: string },
+): Promise<{ id: string; removed: true; cancelled_deliveries: number; dropped_events: number }> {
+  const endpoint = await requireEndpoint(deps.sql, input.endpointId);
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  return (await deps.sql.begin(async (tx) => {
+    await lockEndpointCreation(tx, { workspaceId: endpoint.workspace_id });
+    const now = deps.clock.now();
+    const cancelled = await removeEndpointRow(tx, { endpointId: endpoint.id, now });
+    const left = await countEndpointLimits(tx, { workspaceId: endpoint.workspace_id, accountId: null });
+    const dropped = left.inWorkspace === 0 ? await dropWaitingEvents(tx, { workspaceId: endpoint.workspace_id }) : 0;
+    return { id: endpoint.id, removed: true as const, cancelled_deliveries: cancelled, dropped_events: dropped };
+  })) as { id: string; removed: true; cancelled_deliveries: number; dropped_events: number };
+}
+
+export { DomainError };
