@@ -19,7 +19,9 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let api: TestApi;
 let ws: WorkspaceFixture;
 let other: WorkspaceFixture;
-const ids: Record<string, string> = {};
+const ids: Record<'draft' | 'sent' | 'accepted' | 'withdrawn' | 'overdue' | 'foreign', string> = {
+  draft: '', sent: '', accepted: '', withdrawn: '', overdue: '', foreign: '',
+};
 
 const pricing = [
   { id: 'intro', kind: 'text' as const, title: 'Introduction', body: 'Secret proposal text for the client' },
@@ -105,8 +107,9 @@ describe('Offer fields (SPEC.md "Offer")', () => {
       ...(await Promise.all(Object.values(ids).map((id) => read(`/offers/${id}`)))),
       ...(await Promise.all(Object.values(ids).map((id) => read(`/offers/${id}/events?limit=200`)))),
     ]);
-    const [{ public_token }] = await api.db.sql`select public_token from offers where id = ${ids.sent}::uuid`;
-    for (const secret of [public_token, '203.0.113.50', 'SecretBrowser', 'private note', 'Secret proposal text', 'Hidden', 'Basic', 'Other workspace offer', other.workspaceId]) {
+    const [row] = await api.db.sql<{ public_token: string }[]>`select public_token from offers where id = ${ids.sent}::uuid`;
+    const publicToken = row!.public_token;
+    for (const secret of [publicToken, '203.0.113.50', 'SecretBrowser', 'private note', 'Secret proposal text', 'Hidden', 'Basic', 'Other workspace offer', other.workspaceId]) {
       expect(bodies).not.toContain(secret);
     }
   });
@@ -136,7 +139,7 @@ describe('reporting rules (SPEC.md "States and transitions")', () => {
     ['draft', 'draft'],
     ['accepted', 'accepted'],
     ['withdrawn', 'withdrawn'],
-  ])('status=%s lists exactly the %s offers', async (status, key) => {
+  ] as const)('status=%s lists exactly the %s offers', async (status, key) => {
     const { body } = await read(`/offers?status=${status}`);
     expect(body.data.map((o: { id: string }) => o.id)).toEqual([ids[key]]);
   });
@@ -166,7 +169,7 @@ describe('workspace isolation', () => {
   });
 
   it('an upper-case ID of an own offer is found', async () => {
-    expect((await read(`/offers/${ids.sent!.toUpperCase()}`)).status).toBe(200);
+    expect((await read(`/offers/${ids.sent.toUpperCase()}`)).status).toBe(200);
   });
 });
 
