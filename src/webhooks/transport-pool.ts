@@ -13,8 +13,12 @@ import type { ResolvedAddress } from './address-rules.js';
 
 /** Bounded connections per receiver (issue 3: "Connections to receivers are reused"). */
 export const MAX_CONNECTIONS_PER_ORIGIN = 8;
-/** Idle sockets are closed after this unless the receiver's Keep-Alive hint says less. */
-export const KEEP_ALIVE_TIMEOUT_MS = 30_000;
+/**
+ * Idle sockets are closed after this unless the receiver's Keep-Alive hint says otherwise. Short
+ * (undici's own default) because a POST is never retried on a socket the receiver closed while
+ * idle: that race would cost a failed attempt, while reuse matters mostly within bursts.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 4_000;
 /** Pools with no request for this long are closed on the next sweep. */
 export const POOL_IDLE_MS = 2 * 60_000;
 /** Upper bound on pools held at once; the longest-idle free ones go first. */
