@@ -168,3 +168,22 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
 }
+
+/**
+ * TEST-ONLY fault switch for the contract gates (contract-tests/, README "Contract gates"): each
+ * gate must be seen to fail on a deliberately broken server. `OFFERDESK_FAULT=drop-offer-title`
+ * makes the read model omit the required `title` of every offer (API and webhook bodies alike).
+ * Unset, it changes nothing; an unknown value fails at start. Never set it in production.
+ */
+export const TEST_FAULTS = ['drop-offer-title'] as const;
+export type TestFault = (typeof TEST_FAULTS)[number];
+
+export function loadTestFault(env: Env = process.env): TestFault | undefined {
+  const raw = env.OFFERDESK_FAULT || undefined;
+  if (raw !== undefined && !(TEST_FAULTS as readonly string[]).includes(raw)) {
+    throw new ConfigError(`OFFERDESK_FAULT must be one of ${TEST_FAULTS.join(', ')} (test only), got "${raw}"`);
+  }
+  return raw as TestFault | undefined;
+}
+
+export const testFault: TestFault | undefined = loadTestFault();

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/connect.js';
 import type { Offer, OfferEvent, OfferStatus } from './types.js';
+import { testFault } from '../config.js';
 
 /**
  * The read side of offers, shared by the API (GET /offers, /offers/{id}, /offers/{id}/events)
@@ -63,7 +64,7 @@ function offerColumns(sql: Queryable, now: Date) {
 export function toOffer(row: OfferRow): Offer {
   return {
     id: row.id,
-    title: row.title,
+    title: testFault === 'drop-offer-title' ? (undefined as unknown as string) : row.title, // test-only fault, config.ts
     status: row.status,
     created_at: row.created_at,
     updated_at: row.updated_at,
