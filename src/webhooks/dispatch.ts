@@ -11,6 +11,7 @@ import { decryptSecret } from './secrets.js';
 import type { AttemptOutcome } from './sender.js';
 import { addFinalFailure } from './sql/addFinalFailure.js';
 import { claimDeliveries, type ClaimedDelivery } from './sql/claimDeliveries.js';
+import { lockEndpointForOutcome } from './sql/lockEndpointForOutcome.js';
 import { markDelivered } from './sql/markDelivered.js';
 import { markFailedFinally } from './sql/markFailedFinally.js';
 import { pauseEndpoint } from './sql/pauseEndpoint.js';
@@ -59,7 +60,10 @@ export async function attemptDelivery(
   const decision = decideAfterAttempt({ ok: result.ok, attempt, maxAttempts: claimed.max_attempts, finishedAt });
   const lease = { deliveryId: claimed.id, leaseToken: claimed.lease_token, now: finishedAt };
 
+  const touchesEndpoint = countsForStreak && decision.kind !== 'retry-scheduled';
+
   return deps.sql.begin(async (tx): Promise<DeliveryOutcome> => {
+    if (touchesEndpoint) await lockEndpointForOutcome(tx, { endpointId: claimed.endpoint_id });
     await recordAttempt(tx, {
       deliveryId: claimed.id,
       attempt,

@@ -1,18 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
 import { acceptOffer, createOffer } from '../../../src/domain/offer-actions.js';
 import { readOffer } from '../../../src/read-model/offers.js';
 import { recordWebhookEvent } from '../../../src/webhooks/outbox.js';
 import { verifyBody } from './verify.js';
-import { endpoint, engineFixture, sentOffer, workspace, type EngineFixture } from './helpers.js';
+import { endpoint, sentOffer, workspace, useEngineFixture } from './helpers.js';
 
-let f: EngineFixture;
-beforeEach(async () => {
-  f = await engineFixture();
-});
-afterEach(async () => {
-  await f.close();
-});
+const f = useEngineFixture();
 
 describe('fan-out', () => {
   it('delivers an event only to the active endpoints of its workspace subscribed to its type', async () => {

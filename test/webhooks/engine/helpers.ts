@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { DAY, ManualClock } from '../../../src/clock.js';
 import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
@@ -58,6 +59,8 @@ export interface EngineFixture {
   manage: ManagementDeps;
   /** A second engine on the same database (another worker). */
   anotherEngine(sender?: WebhookSender): WebhookEngine;
+  /** Back to an empty database at START with a sender answering 200. */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,8 +87,32 @@ export async function engineFixture(settings: Partial<EngineSettings> = {}): Pro
     engine: createWebhookEngine(deps),
     manage: { sql: db.sql, clock, config: webhookConfig(), masterKey },
     anotherEngine: (other = sender) => createWebhookEngine({ ...deps, sender: other }),
+    async reset() {
+      await db.sql`truncate accounts, workspaces, worker_jobs restart identity cascade`;
+      clock.set(START);
+      sender.sent.length = 0;
+      sender.reply(() => OK);
+    },
     close: () => db.drop(),
   };
+}
+
+/**
+ * One database per test file (dropping a database forces a checkpoint, too slow per test) and
+ * an empty one per test: every test starts with no accounts, workspaces, offers or webhooks.
+ */
+export function useEngineFixture(settings: Partial<EngineSettings> = {}): EngineFixture {
+  const f = {} as EngineFixture;
+  beforeAll(async () => {
+    Object.assign(f, await engineFixture(settings));
+  });
+  beforeEach(async () => {
+    await f.reset();
+  });
+  afterAll(async () => {
+    await f.close();
+  });
+  return f;
 }
 
 let counter = 0;
@@ -175,4 +202,23 @@ export async function deliverDue(f: EngineFixture): Promise<void> {
     const outcomes = await f.engine.dispatchOnce();
     if (outcomes.length === 0) return;
   }
+}
+
+/** Moves the clock to the earliest due time of a pending delivery; false when none is pending. */
+export async function advanceToNextDue(f: EngineFixture): Promise<boolean> {
+  const [row] = await f.sql<{ due: Date | null }[]>`
+    select min(next_attempt_at) as due from webhook_deliveries where status = 'pending'`;
+  if (!row?.due) return false;
+  if (row.due.getTime() > f.clock.now().getTime()) f.clock.set(row.due);
+  return true;
+}
+
+/** Runs every pending delivery through its schedule on the controlled clock until none is open. */
+export async function runSchedulesToEnd(f: EngineFixture): Promise<void> {
+  await f.engine.fanOut();
+  for (let guard = 0; guard < 10_000; guard++) {
+    await f.engine.dispatchOnce();
+    if (!(await advanceToNextDue(f))) return;
+  }
+  throw new Error('schedules did not end');
 }
