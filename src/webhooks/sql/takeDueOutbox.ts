@@ -17,7 +17,7 @@ export async function takeDueOutbox(tx: Tx, now: Date, limit: number): Promise<O
     select id, workspace_id, type, offer_id, offer_sequence
       from webhook_outbox
      where available_at <= ${now}
-     order by available_at, created_at, id
+     order by available_at, created_at, offer_sequence, id
      limit ${limit}
        for update skip locked`;
 }
