@@ -1,0 +1,224 @@
+/**
+ * `tsx contract-tests/lib/with-server.ts <command> [args...]`
+ *
+ * Runs <command> against the real server (`offerdesk serve`) on a FRESH, seeded database, then
+ * tears everything down and exits with the command's exit code. The command gets:
+ *   CONTRACT_BASE_URL   http://127.0.0.1:PORT/api/v1
+ *   CONTRACT_API_KEY    a valid key of the seeded workspace
+ *   CONTRACT_OFFER_ID   one offer of that workspace (for targeted runs)
+ *
+ * Database: with DATABASE_URL, a new database is created on that server (and dropped after);
+ * without it, the service's own embedded PostgreSQL runs in a temporary data directory.
+ * Fixture: the domain's bulk seed (`seedOffers`, what `offerdesk seed` runs) gives offers in every
+ * status and timelines of every type; this is verified before the command runs, so a seed that
+ * stops covering them fails here instead of silently weakening the fuzzing.
+ * Server: rate limits lifted (RATE_LIMIT_PER_KEY / RATE_LIMIT_PER_IP), no demo seed, no worker.
+ * OFFERDESK_FAULT (test-only, src/config.ts) is passed through to the server when set.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { systemClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import { connect } from '../../src/db/connect.js';
+import { openDatabase, type Database } from '../../src/db/open.js';
+import { createAccount, createWorkspace } from '../../src/domain/accounts.js';
+import { createApiKey } from '../../src/domain/api-keys.js';
+import { OFFER_STATUSES } from '../../src/domain/offer-state.js';
+import { seedOffers } from '../../src/domain/seed.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const REPORTS = join(ROOT, 'contract-tests', 'reports');
+/** Offers in the fixture: enough for every status and timeline type, and several pages of 25. */
+const SEED_OFFERS = 400;
+const SEED_RANDOM_SEED = 4242;
+/** "Lifted" limits for the fuzzers: the largest values config.ts accepts. */
+const LIFTED_RATE_LIMIT = '1000000000';
+const SERVER_START_DEADLINE_MS = 90_000;
+const SERVER_STOP_DEADLINE_MS = 30_000;
+/** SPEC.md "Offer event" types; `signed` is ours for offer.signed (src/domain/timeline.ts). */
+const SPEC_TIMELINE_TYPES = [
+  'created', 'edited', 'sent', 'viewed', 'section_viewed', 'calculator_used', 'summary_viewed',
+  'code_requested', 'code_failed', 'code_verified', 'accepted', 'expired', 'withdrawn', 'signed',
+];
+
+const command = process.argv.slice(2);
+if (command.length === 0) {
+  process.stderr.write('usage: tsx contract-tests/lib/with-server.ts <command> [args...]\n');
+  process.exit(2);
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+let cleaning: Promise<void> | undefined;
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const step of cleanups.reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        process.stderr.write(`with-server: cleanup step failed: ${String(error)}\n`);
+      }
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => void cleanUp().then(() => process.exit(130)));
+}
+
+function log(line: string): void {
+  process.stderr.write(`with-server: ${line}\n`);
+}
+
+async function freshDatabaseEnv(): Promise<Record<string, string>> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (adminUrl) {
+    const name = `offerdesk_contract_${randomBytes(6).toString('hex')}`;
+    const admin = connect(adminUrl, { max: 1, applicationName: 'offerdesk-contract' });
+    await admin.unsafe(`create database ${name}`);
+    cleanups.push(async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    });
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    log(`fresh database ${name} on the server of DATABASE_URL`);
+    return { DATABASE_URL: url.toString() };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'offerdesk-contract-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  log(`embedded PostgreSQL in ${dataDir}`);
+  return { DATABASE_URL: '', OFFERDESK_DATA_DIR: dataDir };
+}
+
+async function seedFixture(db: Database): Promise<{ apiKey: string; offerId: string }> {
+  const { sql } = db;
+  const clock = systemClock;
+  const owner = await createAccount(sql, clock, { email: 'contract-owner@agency.example', name: 'Contract Owner' });
+  const workspace = await createWorkspace(sql, clock, {
+    name: 'Contract gate workspace',
+    timezone: 'Europe/Berlin',
+    currency: 'EUR',
+    ownerAccountId: owner.id,
+  });
+  await seedOffers(sql, { workspaceId: workspace.id, offers: SEED_OFFERS, randomSeed: SEED_RANDOM_SEED, now: clock.now() });
+  const key = await createApiKey(sql, clock, { workspaceId: workspace.id, name: 'contract gates', actingAccountId: owner.id });
+
+  // Reported status, as SPEC.md "States and transitions" defines it (a sent offer past its deadline is expired).
+  const statuses = await sql<{ status: string }[]>`
+    select distinct case when status = 'sent' and expires_at <= now() then 'expired' else status end as status
+    from offers where workspace_id = ${workspace.id}::uuid`;
+  const types = await sql<{ type: string }[]>`
+    select distinct e.type from offer_events e join offers o on o.id = e.offer_id
+    where o.workspace_id = ${workspace.id}::uuid`;
+  const missingStatuses = OFFER_STATUSES.filter((s) => !statuses.some((r) => r.status === s));
+  const missingTypes = SPEC_TIMELINE_TYPES.filter((t) => !types.some((r) => r.type === t));
+  if (missingStatuses.length > 0 || missingTypes.length > 0) {
+    throw new Error(
+      `the seeded fixture must hold every status and timeline type; missing statuses [${missingStatuses}], types [${missingTypes}]`,
+    );
+  }
+  const [offer] = await sql<{ id: string }[]>`
+    select id from offers where workspace_id = ${workspace.id}::uuid and status = 'accepted' order by id limit 1`;
+  log(`seeded ${SEED_OFFERS} offers (statuses: ${statuses.map((r) => r.status).sort().join(', ')}; ${types.length} timeline types)`);
+  return { apiKey: key.key, offerId: offer!.id };
+}
+
+/** `offerdesk serve --port 0 --json`: resolves with the base URL from its JSON start line. */
+async function startServer(env: NodeJS.ProcessEnv): Promise<{ baseUrl: string; child: ChildProcess }> {
+  mkdirSync(REPORTS, { recursive: true });
+  const serverLog = join(REPORTS, `server${env.OFFERDESK_FAULT ? `-fault-${env.OFFERDESK_FAULT}` : ''}.log`);
+  const logFile = createWriteStream(serverLog);
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'offerdesk.js'), 'serve', '--port', '0', '--no-worker', '--json'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr!.pipe(logFile);
+  let exited = false;
+  const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
+  cleanups.push(async () => {
+    if (exited) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), SERVER_STOP_DEADLINE_MS);
+    await exitedPromise;
+    clearTimeout(timer);
+  });
+
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(
+      () => reject(new Error(`offerdesk serve printed no start line within ${SERVER_START_DEADLINE_MS} ms (log: ${serverLog})`)),
+      SERVER_START_DEADLINE_MS,
+    );
+    child.stdout!.on('data', (chunk: Buffer) => {
+      logFile.write(chunk);
+      buffered += chunk.toString('utf8');
+      for (const line of buffered.split('\n')) {
+        if (!line.includes('"base_url"')) continue;
+        try {
+          const parsed = JSON.parse(line) as { base_url?: string };
+          if (parsed.base_url) {
+            clearTimeout(timer);
+            resolve(parsed.base_url);
+            return;
+          }
+        } catch {
+          // a log line that merely mentions base_url
+        }
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`offerdesk serve exited (code ${code}, signal ${signal}) before it was ready (log: ${serverLog})`));
+    });
+  });
+  return { baseUrl, child };
+}
+
+async function main(): Promise<number> {
+  const dbEnv = await freshDatabaseEnv();
+  const config = loadConfig({ ...process.env, ...dbEnv, DATABASE_URL: dbEnv.DATABASE_URL || undefined });
+  // Migrates the fresh database; on the embedded server this starts it, and serve joins it.
+  const db = await openDatabase(config, { applicationName: 'offerdesk-contract' });
+  cleanups.push(() => db.close());
+  const fixture = await seedFixture(db);
+
+  const serverEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...dbEnv,
+    RATE_LIMIT_PER_KEY: LIFTED_RATE_LIMIT,
+    RATE_LIMIT_PER_IP: LIFTED_RATE_LIMIT,
+    OFFERDESK_DEMO_SEED: 'false',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  };
+  if (!dbEnv.DATABASE_URL) delete serverEnv.DATABASE_URL;
+  const { baseUrl } = await startServer(serverEnv);
+  log(`server ready at ${baseUrl}${process.env.OFFERDESK_FAULT ? ` (TEST FAULT ${process.env.OFFERDESK_FAULT})` : ''}`);
+
+  const [program, ...args] = command;
+  const child = spawn(program!, args, {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, CONTRACT_BASE_URL: baseUrl, CONTRACT_API_KEY: fixture.apiKey, CONTRACT_OFFER_ID: fixture.offerId },
+  });
+  return new Promise<number>((resolve) => {
+    child.once('error', (error) => {
+      log(`could not run ${program}: ${error.message}`);
+      resolve(127);
+    });
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+}
+
+let status = 1;
+try {
+  status = await main();
+} catch (error) {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+}
+await cleanUp();
+process.exit(status);
