@@ -117,7 +117,7 @@ export function useEngineFixture(settings: Partial<EngineSettings> = {}): Engine
 
 let counter = 0;
 
-export async function workspace(f: EngineFixture, input: { offerDomain?: string } = {}) {
+export async function workspace(f: Pick<EngineFixture, 'sql' | 'clock'>, input: { offerDomain?: string } = {}) {
   counter += 1;
   const tag = `${counter}-${randomBytes(3).toString('hex')}`;
   const owner = await createAccount(f.sql, f.clock, { email: `owner-${tag}@agency.test`, name: 'Olivia Owner' });
