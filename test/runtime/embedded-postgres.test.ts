@@ -1,23 +1,16 @@
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/db/connect.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.js';
 import { exitOf, isAlive, outputOf, postmasterPid, spawnTs, tempDir, until } from './helpers.js';
 
 // Real servers, real processes, real signals: the embedded PostgreSQL is what `npm start` runs on.
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function start(dataDir: string, port = 0): Promise<EmbeddedPostgres> {
-  const server = await startEmbeddedPostgres({ dataDir, port });
-  cleanups.push(() => server.stop());
-  return server;
-}
+// Tests run concurrently (each initdb takes a while): each has its own data directories and
+// processes, cleaned up when it finishes (last registered first).
+type OnFinished = (step: () => Promise<void> | void) => void;
 
 async function answers(url: string): Promise<boolean> {
   const sql = connect(url, { max: 1 });
@@ -29,25 +22,36 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-function newDataDir(): string {
-  const dir = tempDir('embedded');
-  cleanups.push(() => dir.remove());
-  return dir.path;
+function fixture(onTestFinished: OnFinished) {
+  const cleanup = (step: () => Promise<void> | void) => onTestFinished(async () => void (await step()));
+  return {
+    cleanup,
+    async start(dataDir: string, port = 0): Promise<EmbeddedPostgres> {
+      const server = await startEmbeddedPostgres({ dataDir, port });
+      cleanup(() => server.stop());
+      return server;
+    },
+    newDataDir(): string {
+      const dir = tempDir('embedded');
+      cleanup(() => dir.remove());
+      return dir.path;
+    },
+    /** Starts a server from another process that then holds it; returns what it printed. */
+    async holdInChild(dataDir: string) {
+      const env = { ...process.env, DATABASE_URL: undefined };
+      const child = spawnTs('test/runtime/fixtures/hold-embedded.ts', [dataDir], env);
+      cleanup(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      });
+      const [line] = await outputOf(child).waitFor(/^\{.*\}$/, 60_000);
+      return { child, ...(JSON.parse(line!) as { port: number; owned: boolean; postmasterPid: number }) };
+    },
+  };
 }
 
-/** Starts a server from another process that then holds it; returns what it printed. */
-async function holdInChild(dataDir: string) {
-  const env = { ...process.env, DATABASE_URL: undefined };
-  const child = spawnTs('test/runtime/fixtures/hold-embedded.ts', [dataDir], env);
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const [line] = await outputOf(child).waitFor(/^\{.*\}$/, 60_000);
-  return { child, ...(JSON.parse(line!) as { port: number; owned: boolean; postmasterPid: number }) };
-}
-
-describe('embedded PostgreSQL', () => {
-  it('port 0 starts each server on a free port of its own', async () => {
+describe.concurrent('embedded PostgreSQL', () => {
+  it('port 0 starts each server on a free port of its own', async ({ onTestFinished }) => {
+    const { start, newDataDir, holdInChild, cleanup } = fixture(onTestFinished);
     const a = await start(newDataDir());
     const b = await start(newDataDir());
     expect(a.port).toBeGreaterThan(0);
@@ -56,7 +60,8 @@ describe('embedded PostgreSQL', () => {
     expect(await answers(b.url)).toBe(true);
   });
 
-  it('a second opener in the same process connects to the running server and does not stop it', async () => {
+  it('a second opener in the same process connects to the running server and does not stop it', async ({ onTestFinished }) => {
+    const { start, newDataDir, holdInChild, cleanup } = fixture(onTestFinished);
     const dataDir = newDataDir();
     const first = await start(dataDir);
     const second = await start(dataDir);
@@ -66,7 +71,8 @@ describe('embedded PostgreSQL', () => {
     expect(await answers(first.url)).toBe(true);
   });
 
-  it('another process opening the same data directory connects to the running server', async () => {
+  it('another process opening the same data directory connects to the running server', async ({ onTestFinished }) => {
+    const { start, newDataDir, holdInChild, cleanup } = fixture(onTestFinished);
     const dataDir = newDataDir();
     const mine = await start(dataDir);
     const other = await holdInChild(dataDir);
@@ -75,7 +81,8 @@ describe('embedded PostgreSQL', () => {
     expect(other.postmasterPid).toBe(postmasterPid(dataDir));
   });
 
-  it('a stale postmaster.pid left by a killed server does not block the next start', async () => {
+  it('a stale postmaster.pid left by a killed server does not block the next start', async ({ onTestFinished }) => {
+    const { start, newDataDir, holdInChild, cleanup } = fixture(onTestFinished);
     const dataDir = newDataDir();
     const crashed = await holdInChild(dataDir);
     // A crash of everything: the starter and the server die without any cleanup.
@@ -89,13 +96,14 @@ describe('embedded PostgreSQL', () => {
     expect(await answers(restarted.url)).toBe(true);
   });
 
-  it('a postmaster.pid whose pid now belongs to an unrelated live process is treated as stale', async () => {
+  it('a postmaster.pid whose pid now belongs to an unrelated live process is treated as stale', async ({ onTestFinished }) => {
+    const { start, newDataDir, holdInChild, cleanup } = fixture(onTestFinished);
     const dataDir = newDataDir();
     const first = await start(dataDir);
     await first.stop();
     // After a container restart the recorded pid is often taken by some other process.
     const unrelated = spawn('sleep', ['30'], { stdio: 'ignore' });
-    cleanups.push(() => {
+    cleanup(() => {
       unrelated.kill('SIGKILL');
     });
     const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
@@ -110,7 +118,8 @@ describe('embedded PostgreSQL', () => {
     expect(isAlive(unrelated.pid!)).toBe(true);
   });
 
-  it('a server whose starter was killed is adopted and stopped by the next opener', async () => {
+  it('a server whose starter was killed is adopted and stopped by the next opener', async ({ onTestFinished }) => {
+    const { start, newDataDir, holdInChild, cleanup } = fixture(onTestFinished);
     const dataDir = newDataDir();
     const orphaned = await holdInChild(dataDir);
     orphaned.child.kill('SIGKILL');
@@ -124,7 +133,8 @@ describe('embedded PostgreSQL', () => {
     expect(isAlive(orphaned.postmasterPid)).toBe(false);
   });
 
-  it('stop() ends the server it started', async () => {
+  it('stop() ends the server it started', async ({ onTestFinished }) => {
+    const { start, newDataDir, holdInChild, cleanup } = fixture(onTestFinished);
     const dataDir = newDataDir();
     const server = await start(dataDir);
     const pid = postmasterPid(dataDir);
