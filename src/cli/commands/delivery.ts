@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { resolveAccount } from '../../domain/accounts.js';
+import { runWebhookCommand } from '../../webhooks/cli-support.js';
+import { listDeliveries, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/management.js';
+
+/** `offerdesk delivery ...`: the delivery log of an endpoint. */
+
+function line(d: DeliveryView): string {
+  const next = d.next_attempt_at ? `  next attempt ${d.next_attempt_at}` : '';
+  const reason = d.failure_reason ? `  (${d.failure_reason})` : '';
+  const resends = d.resend_count > 0 ? `  resent ${d.resend_count}x` : '';
+  return `${d.id}  ${d.created_at}  ${d.type}  ${d.status}  attempts ${d.attempt_count}${next}${resends}${reason}`;
+}
+
+export function register(program: Command): void {
+  const delivery = program.command('delivery').description('the webhook delivery log');
+
+  delivery
+    .command('list')
+    .description("an endpoint's deliveries, newest first")
+    .requiredOption('--endpoint <id>', 'endpoint ID')
+    .option('--status <status>', 'only pending, sending, succeeded, failed or cancelled')
+    .option('--limit <n>', 'how many (1 to 1000, default 50)')
+    .option('--json', 'print the result as JSON')
+    .action((options: { endpoint: string; status?: string; limit?: string; json?: boolean }) =>
+      runWebhookCommand(
+        options,
+        ({ manage }) =>
+          listDeliveries(manage, {
+            endpointId: options.endpoint,
+            status: options.status ?? null,
+            limit: options.limit === undefined ? undefined : /^[0-9]{1,4}$/.test(options.limit) ? Number(options.limit) : NaN,
+          }),
+        (list) => (list.length === 0 ? 'no deliveries' : list.map(line).join('\n')),
+      ),
+    );
+
+  delivery
+    .command('show <id>')
+    .description('one delivery with every attempt: time, status code, error, duration')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: { json?: boolean }) =>
+      runWebhookCommand(
+        options,
+        ({ manage }) => showDelivery(manage, { deliveryId: id }),
+        (d) =>
+          [
+            line(d),
+            `  webhook-id ${d.webhook_id}`,
+            ...d.attempts.map(
+              (a) =>
+                `  #${a.attempt}  ${a.attempted_at}  ${a.status_code ?? '-'}  ${a.duration_ms} ms` +
+                `${a.error ? `  ${a.error}` : ''}`,
+            ),
+          ].join('\n'),
+      ),
+    );
+
+  delivery
+    .command('resend <id>')
+    .description('send a finished delivery once more (same webhook-id and body; up to 5 times)')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: { as: string; json?: boolean }) =>
+      runWebhookCommand(
+        options,
+        async ({ sql, manage }) => resendDelivery(manage, { deliveryId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        (d) => `delivery ${d.id} queued for one more attempt (resend ${d.resend_count} of 5)`,
+      ),
+    );
+}

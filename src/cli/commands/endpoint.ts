@@ -1,0 +1,133 @@
+import type { Command } from 'commander';
+import { resolveAccount } from '../../domain/accounts.js';
+import { runWebhookCommand } from '../../webhooks/cli-support.js';
+import {
+  addEndpoint,
+  listEndpoints,
+  removeEndpoint,
+  resumeEndpoint,
+  rotateSecret,
+  showEndpoint,
+  testEndpoint,
+  type EndpointView,
+} from '../../webhooks/management.js';
+
+/** `offerdesk endpoint ...`: webhook endpoints (SPEC.md "Webhook endpoint management"). */
+
+interface JsonOption {
+  json?: boolean;
+}
+interface ActorOptions extends JsonOption {
+  as: string;
+}
+
+function describeEndpoint(e: EndpointView): string {
+  return [
+    `${e.id}  ${e.state}  ${e.url}`,
+    `  events: ${e.events.join(', ')}`,
+    `  failure streak: ${e.failure_streak}${e.paused_at ? `  (paused at ${e.paused_at})` : ''}`,
+  ].join('\n');
+}
+
+export function register(program: Command): void {
+  const endpoint = program.command('endpoint').description('manage webhook endpoints (owners and admins)');
+
+  endpoint
+    .command('add')
+    .description('add an endpoint; prints its signing secret, shown this once only')
+    .requiredOption('--workspace <id>', 'workspace ID')
+    .requiredOption('--url <url>', 'https address of the receiver')
+    .requiredOption('--events <types>', 'comma-separated webhook types, e.g. offer.sent,offer.accepted')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as one JSON object')
+    .action((options: ActorOptions & { workspace: string; url: string; events: string }) =>
+      runWebhookCommand(
+        { json: options.json, needsMasterKey: true },
+        async ({ sql, manage }) => {
+          const actor = await resolveAccount(sql, options.as);
+          return addEndpoint(manage, {
+            workspaceId: options.workspace,
+            url: options.url,
+            events: options.events.split(','),
+            actorId: actor.id,
+          });
+        },
+        (r) => `endpoint ${r.id} added\nsigning secret (shown once, store it now): ${r.secret}`,
+      ),
+    );
+
+  endpoint
+    .command('list')
+    .description("list a workspace's endpoints with state, events and failure streak")
+    .requiredOption('--workspace <id>', 'workspace ID')
+    .option('--json', 'print the result as JSON')
+    .action((options: JsonOption & { workspace: string }) =>
+      runWebhookCommand(
+        options,
+        ({ manage }) => listEndpoints(manage, { workspaceId: options.workspace }),
+        (list) => (list.length === 0 ? 'no endpoints' : list.map(describeEndpoint).join('\n')),
+      ),
+    );
+
+  endpoint
+    .command('show <id>')
+    .description('show one endpoint')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: JsonOption) =>
+      runWebhookCommand(options, ({ manage }) => showEndpoint(manage, { endpointId: id }), describeEndpoint),
+    );
+
+  endpoint
+    .command('test <id>')
+    .description('send a ping event to the endpoint (10 per 10 minutes)')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: ActorOptions) =>
+      runWebhookCommand(
+        options,
+        async ({ sql, manage }) => testEndpoint(manage, { endpointId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        (r) => `ping ${r.webhook_id} queued as delivery ${r.delivery_id} (${r.status})`,
+      ),
+    );
+
+  endpoint
+    .command('rotate-secret <id>')
+    .description('replace the signing secret at once; prints the new one, shown this once only')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: ActorOptions) =>
+      runWebhookCommand(
+        { json: options.json, needsMasterKey: true },
+        async ({ sql, manage }) => rotateSecret(manage, { endpointId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        (r) => `new signing secret (shown once; the old one no longer signs): ${r.secret}`,
+      ),
+    );
+
+  endpoint
+    .command('resume <id>')
+    .description('resume a paused endpoint (events of the paused time are not delivered)')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: ActorOptions) =>
+      runWebhookCommand(
+        options,
+        async ({ sql, manage }) => resumeEndpoint(manage, { endpointId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        describeEndpoint,
+      ),
+    );
+
+  endpoint
+    .command('remove <id>')
+    .description('remove an endpoint; its open deliveries are cancelled')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: ActorOptions) =>
+      runWebhookCommand(
+        options,
+        async ({ sql, manage }) => removeEndpoint(manage, { endpointId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        (r) =>
+          `endpoint ${r.id} removed; ${r.cancelled_deliveries} open deliveries cancelled` +
+          (r.dropped_events > 0 ? `; ${r.dropped_events} waiting events dropped (it was the last endpoint)` : ''),
+      ),
+    );
+}

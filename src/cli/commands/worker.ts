@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { systemClock } from '../../clock.js';
+import { loadConfig } from '../../config.js';
+import { openDatabase } from '../../db/open.js';
+import { createLogger } from '../../log.js';
+import { startWorker } from '../../webhooks/worker.js';
+
+/**
+ * `offerdesk worker`: the background jobs (expire offers, fan-out, webhook delivery, log
+ * retention) until SIGTERM or SIGINT, which stop claiming, let attempts in flight finish and
+ * record their outcome, then exit. Any number may run against one database.
+ */
+export function register(program: Command): void {
+  program
+    .command('worker')
+    .description('run the background jobs and webhook delivery until SIGTERM')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel, 'offerdesk-worker');
+      const db = await openDatabase(config, { applicationName: 'offerdesk-worker', log: (line) => logger.info(line) });
+      const worker = await startWorker({ sql: db.sql, config, clock: systemClock, logger });
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          logger.info({ signal }, 'stopping: finishing attempts in flight');
+          resolve();
+        };
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.once('SIGINT', () => stop('SIGINT'));
+      });
+      await worker.stop();
+      await db.close();
+    });
+}
