@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Express } from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import { createApp } from './api/app.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Sql } from './db/connect.js';
+import { openDatabase, type Database } from './db/open.js';
+import { hashApiKey } from './domain/api-key-format.js';
+import { seedDemoWorkspace } from './domain/seed.js';
+import { coerceError, createLogger, type Logger } from './log.js';
+import { startWorker } from './webhooks/worker.js';
+
+/**
+ * `offerdesk serve`: the API process. Opens (and migrates) the database, seeds the demo workspace
+ * on the first start of an empty database, serves the API and, unless told not to, runs the
+ * webhook worker in the same process. Shutdown runs in the reverse order of start.
+ */
+
+export const API_BASE_PATH = '/api/v1';
+/** The demo key is written here (mode 0600) so a later start can show it again. */
+export const DEMO_KEY_FILE = 'demo-api-key.txt';
+
+export interface ServiceOptions {
+  config: Config;
+  /** Overrides config.port (`serve --port`). 0 picks a free port. */
+  port?: number;
+  /** Run the webhook worker in this process (`serve --no-worker` turns it off). */
+  worker: boolean;
+  clock?: Clock;
+  logger?: Logger;
+  /** Where the start banner goes (base URL, demo key, curl line): stdout by default. */
+  print?: (text: string) => void;
+}
+
+export interface RunningService {
+  /** `http://HOST:PORT/api/v1` */
+  baseUrl: string;
+  port: number;
+  /** The demo key when one is known for this database (first start, or from the key file). */
+  demoApiKey: string | undefined;
+  /**
+   * Stops accepting connections, lets in-flight requests finish (up to config.shutdownTimeoutMs),
+   * stops the worker (it finishes in-flight attempts), closes the pool, stops the embedded
+   * PostgreSQL. Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+export async function runService(options: ServiceOptions): Promise<RunningService> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
+
+  const db = await openDatabase(config, {
+    applicationName: 'offerdesk-serve',
+    log: (line) => logger.info({ component: 'database' }, line),
+  });
+  // Everything opened from here on is closed again if a later step of the start fails.
+  const started: Array<() => Promise<void>> = [() => db.close()];
+  const undo = async () => {
+    for (const close of started.reverse()) await close().catch(() => {});
+  };
+
+  try {
+    const demoApiKey = config.demoSeed ? await demoKey(db, config, clock, logger) : undefined;
+
+    const api = await createApp({ sql: db.sql, config, clock, logger });
+    started.push(() => api.close());
+    const server = await listen(api.app, options.port ?? config.port, config.host);
+    const connections = trackConnections(server);
+    started.push(() => closeServer(server, connections, 0));
+
+    let worker: Stoppable | undefined;
+    if (options.worker) {
+      worker = await startWorker({ sql: db.sql, config, clock, logger });
+      const running = worker;
+      started.push(() => running.stop());
+    }
+
+    const port = (server.address() as AddressInfo).port;
+    const baseUrl = `http://${displayHost(config.host)}:${port}${API_BASE_PATH}`;
+    print(banner(baseUrl, demoApiKey, db, config));
+    logger.info({ port, host: config.host, embedded: db.embedded, worker: worker !== undefined }, 'listening');
+
+    let stopping: Promise<void> | undefined;
+    return {
+      baseUrl,
+      port,
+      demoApiKey,
+      stop() {
+        stopping ??= (async () => {
+          logger.info('shutting down: no new connections, finishing requests in flight');
+          await closeServer(server, connections, config.shutdownTimeoutMs);
+          await api.close().catch((error) => logger.error({ err: coerceError(error) }, 'closing the API failed'));
+          if (worker) {
+            logger.info('stopping the webhook worker (in-flight attempts finish)');
+            await worker.stop().catch((error) => logger.error({ err: coerceError(error) }, 'stopping the worker failed'));
+          }
+          await db.close();
+          logger.info('stopped');
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Demo workspace
+
+/** Any 64-bit constant that no other advisory lock of the service uses. */
+const DEMO_SEED_LOCK = createHash('sha256').update('offerdesk:demo-seed').digest().readBigInt64BE(0);
+
+interface DemoKeyFile {
+  workspaceId: string;
+  apiKey: string;
+}
+
+/**
+ * Seeds the demo workspace when the database has no workspace yet, and returns the demo key:
+ * the new one, or the one of an earlier start from `<dataDir>/demo-api-key.txt` when it still
+ * opens this database (the file may belong to another DATABASE_URL, or the key may be revoked).
+ */
+async function demoKey(db: Database, config: Config, clock: Clock, logger: Logger): Promise<string | undefined> {
+  const file = join(config.dataDir, DEMO_KEY_FILE);
+  // Two processes starting at once on an empty database must seed once: a session-level lock
+  // on one reserved connection (the seed runs its own transactions).
+  const reserved = await db.sql.reserve();
+  try {
+    await reserved`select pg_advisory_lock(${DEMO_SEED_LOCK.toString()}::bigint)`;
+    const [any] = await reserved`select exists (select 1 from workspaces) as present`;
+    if (!any?.present) {
+      const seeded = await seedDemoWorkspace(db.sql, clock);
+      mkdirSync(config.dataDir, { recursive: true });
+      const record: DemoKeyFile = { workspaceId: seeded.workspaceId, apiKey: seeded.apiKey };
+      writeFileSync(file, `${seeded.apiKey}\n${JSON.stringify(record)}\n`, { mode: 0o600 });
+      logger.info({ workspaceId: seeded.workspaceId, file }, 'seeded the demo workspace');
+      return seeded.apiKey;
+    }
+  } finally {
+    await reserved`select pg_advisory_unlock(${DEMO_SEED_LOCK.toString()}::bigint)`.catch(() => {});
+    reserved.release();
+  }
+  return readDemoKey(db.sql, file);
+}
+
+async function readDemoKey(sql: Sql, file: string): Promise<string | undefined> {
+  let record: DemoKeyFile;
+  try {
+    const [, json] = readFileSync(file, 'utf8').split('\n');
+    record = JSON.parse(json ?? '') as DemoKeyFile;
+  } catch {
+    return undefined;
+  }
+  const [usable] = await sql`
+    select 1 as ok
+    from api_keys
+    where key_hash = ${hashApiKey(record.apiKey)}
+      and workspace_id = ${record.workspaceId}::uuid
+      and revoked_at is null
+      and (expires_at is null or expires_at > now())`;
+  return usable ? record.apiKey : undefined;
+}
+
+function banner(baseUrl: string, demoApiKey: string | undefined, db: Database, config: Config): string {
+  const lines = [
+    '',
+    `Offerdesk API listening on ${baseUrl}`,
+    `  database: ${db.embedded ? `embedded PostgreSQL in ${join(config.dataDir, 'postgres')}` : 'DATABASE_URL'}`,
+  ];
+  if (demoApiKey) {
+    lines.push(
+      `  demo API key: ${demoApiKey}`,
+      `  (kept in ${join(config.dataDir, DEMO_KEY_FILE)} so later starts show it again)`,
+      '',
+      'Try:',
+      `  curl -H "Authorization: Bearer ${demoApiKey}" ${baseUrl}/workspace`,
+    );
+  } else {
+    lines.push(
+      '  no demo API key for this database; create one with',
+      '  npx offerdesk key create --workspace <WORKSPACE_ID> --name <NAME> --as <OWNER_EMAIL>',
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+/** A wildcard listen address is not something to paste into curl. */
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Connections with a request in flight, so that shutdown can tell busy ones from idle ones. */
+interface ConnectionState {
+  sockets: Set<Socket>;
+  busy: WeakMap<Socket, number>;
+}
+
+function trackConnections(server: Server): ConnectionState {
+  const state: ConnectionState = { sockets: new Set(), busy: new WeakMap() };
+  server.on('connection', (socket) => {
+    state.sockets.add(socket);
+    socket.once('close', () => state.sockets.delete(socket));
+  });
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    state.busy.set(socket, (state.busy.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      state.busy.set(socket, (state.busy.get(socket) ?? 1) - 1);
+      // Once shutting down, a keep-alive connection that just finished its request is closed.
+      if (!server.listening && state.busy.get(socket) === 0) socket.end();
+    });
+  });
+  return state;
+}
+
+const SHUTDOWN_POLL_MS = 20;
+
+/**
+ * Stops accepting connections, closes idle keep-alive connections at once, lets requests in
+ * flight finish, and after `timeoutMs` closes whatever is left.
+ */
+async function closeServer(server: Server, state: ConnectionState, timeoutMs: number): Promise<void> {
+  if (!server.listening) return;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Responses finished from now on carry `Connection: close`.
+  server.on('request', (_req, res) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  });
+  for (const socket of state.sockets) {
+    if ((state.busy.get(socket) ?? 0) === 0) socket.end();
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (state.sockets.size > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_POLL_MS));
+  }
+  for (const socket of state.sockets) socket.destroy();
+  await closed;
+}
