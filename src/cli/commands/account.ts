@@ -1,0 +1,20 @@
+import type { Command } from 'commander';
+import { createAccount } from '../../domain/accounts.js';
+import type { CliContext } from '../context.js';
+
+export function register(program: Command, ctx: CliContext): void {
+  const account = program.command('account').description('accounts of people who use the product');
+  account
+    .command('create')
+    .description('create an account → {id}')
+    .requiredOption('--email <email>', 'email address (unique)')
+    .requiredOption('--name <name>', 'display name')
+    .option('--json', 'print one JSON object')
+    .action((options: { email: string; name: string; json?: boolean }) =>
+      ctx.run(
+        options,
+        ({ sql, clock }) => createAccount(sql, clock, { email: options.email, name: options.name }),
+        (r) => `account ${r.id} created for ${options.email}`,
+      ),
+    );
+}

@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { MANAGER_ROLES, requireRole } from '../../domain/accounts.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
+import { parseIsoTime, type CliContext } from '../context.js';
+
+/** SPEC.md "Authentication" 3: owners and admins manage keys; the key value is shown only at creation. */
+export function register(program: Command, ctx: CliContext): void {
+  const key = program.command('key').description('API keys (read access to one workspace)');
+  key
+    .command('create')
+    .description('create an API key → {id, key}; the key is shown only here')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .requiredOption('--name <name>', 'a name to tell keys apart')
+    .option('--expires-at <iso>', 'expiry time (ISO 8601)', parseIsoTime)
+    .requiredOption('--as <account>', 'acting account id or email (owner or admin)')
+    .option('--json', 'print one JSON object')
+    .action((options: { workspace: string; name: string; expiresAt?: Date; as: string; json?: boolean }) =>
+      ctx.run(
+        options,
+        async ({ sql, clock }) =>
+          createApiKey(sql, clock, {
+            workspaceId: options.workspace,
+            name: options.name,
+            expiresAt: options.expiresAt ?? null,
+            actingAccountId: await ctx.accountId(sql, options.as),
+          }),
+        (r) => `API key ${r.id} created; store it now, it is not shown again:\n${r.key}`,
+      ),
+    );
+  key
+    .command('list')
+    .description('list the keys of a workspace (never their values)')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--as <account>', 'acting account id or email (owner or admin)')
+    .option('--json', 'print one JSON object')
+    .action((options: { workspace: string; as?: string; json?: boolean }) =>
+      ctx.run(
+        options,
+        async ({ sql, clock }) => {
+          if (options.as !== undefined) {
+            const accountId = await ctx.accountId(sql, options.as);
+            await requireRole(sql, { workspaceId: options.workspace, accountId, roles: MANAGER_ROLES });
+          }
+          return { data: await listApiKeys(sql, options.workspace, clock) };
+        },
+        (r) =>
+          r.data.length === 0
+            ? 'no API keys'
+            : r.data
+                .map((k) => `${k.id}  …${k.hint}  ${k.state.padEnd(7)}  ${k.name}${k.expires_at ? `  expires ${k.expires_at.toISOString()}` : ''}`)
+                .join('\n'),
+      ),
+    );
+  key
+    .command('revoke <keyId>')
+    .description('revoke a key at once')
+    .requiredOption('--as <account>', 'acting account id or email (owner or admin)')
+    .option('--json', 'print one JSON object')
+    .action((keyId: string, options: { as: string; json?: boolean }) =>
+      ctx.run(
+        options,
+        async ({ sql, clock }) => {
+          const result = await revokeApiKey(sql, clock, { keyId, actingAccountId: await ctx.accountId(sql, options.as) });
+          return { id: result.id, revoked_at: result.revokedAt };
+        },
+        (r) => `API key ${r.id} revoked at ${r.revoked_at.toISOString()}`,
+      ),
+    );
+}
