@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { WebhookConfig } from '../config.js';
+import type { Config, WebhookConfig } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { MANAGER_ROLES, requireRole, requireWorkspace } from '../domain/accounts.js';
 import { DomainError, invalidInput, notFound } from '../domain/errors.js';
@@ -16,7 +16,7 @@ import {
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
 } from './policy.js';
-import { encryptSecret, generateEndpointSecret } from './secrets.js';
+import { encryptSecret, generateEndpointSecret, loadMasterKey } from './secrets.js';
 import { countEndpointLimits } from './sql/countEndpointLimits.js';
 import { countRecentTests } from './sql/countRecentTests.js';
 import { dropWaitingEvents } from './sql/dropWaitingEvents.js';
@@ -47,6 +47,22 @@ export interface ManagementDeps {
   masterKey: Buffer;
   /** Tests pass a fake resolver; otherwise the system's. */
   resolver?: Resolver;
+}
+
+/**
+ * Management deps for one CLI run. Only commands that seal a secret (add, rotate-secret) read the
+ * master key, so listing never creates a key file as a side effect.
+ */
+export function managementDeps(
+  env: { sql: Sql; clock: Clock; config: Config },
+  options: { masterKey?: boolean } = {},
+): ManagementDeps {
+  return {
+    sql: env.sql,
+    clock: env.clock,
+    config: env.config.webhooks,
+    masterKey: options.masterKey ? loadMasterKey(env.config) : Buffer.alloc(0),
+  };
 }
 
 export interface EndpointView {

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { resolveAccount } from '../../domain/accounts.js';
-import { runWebhookCommand } from '../../webhooks/cli-support.js';
-import { listDeliveries, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/management.js';
+import { listDeliveries, managementDeps, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/management.js';
+import { parseWholeNumber, type CliContext } from '../context.js';
 
 /** `offerdesk delivery ...`: the delivery log of an endpoint. */
 
@@ -12,7 +11,7 @@ function line(d: DeliveryView): string {
   return `${d.id}  ${d.created_at}  ${d.type}  ${d.status}  attempts ${d.attempt_count}${next}${resends}${reason}`;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   const delivery = program.command('delivery').description('the webhook delivery log');
 
   delivery
@@ -20,16 +19,16 @@ export function register(program: Command): void {
     .description("an endpoint's deliveries, newest first")
     .requiredOption('--endpoint <id>', 'endpoint ID')
     .option('--status <status>', 'only pending, sending, succeeded, failed or cancelled')
-    .option('--limit <n>', 'how many (1 to 1000, default 50)')
+    .option('--limit <n>', 'how many (1 to 1000, default 50)', parseWholeNumber)
     .option('--json', 'print the result as JSON')
-    .action((options: { endpoint: string; status?: string; limit?: string; json?: boolean }) =>
-      runWebhookCommand(
+    .action((options: { endpoint: string; status?: string; limit?: number; json?: boolean }) =>
+      ctx.run(
         options,
-        ({ manage }) =>
-          listDeliveries(manage, {
+        (env) =>
+          listDeliveries(managementDeps(env), {
             endpointId: options.endpoint,
             status: options.status ?? null,
-            limit: options.limit === undefined ? undefined : /^[0-9]{1,4}$/.test(options.limit) ? Number(options.limit) : NaN,
+            limit: options.limit,
           }),
         (list) => (list.length === 0 ? 'no deliveries' : list.map(line).join('\n')),
       ),
@@ -40,9 +39,9 @@ export function register(program: Command): void {
     .description('one delivery with every attempt: time, status code, error, duration')
     .option('--json', 'print the result as JSON')
     .action((id: string, options: { json?: boolean }) =>
-      runWebhookCommand(
+      ctx.run(
         options,
-        ({ manage }) => showDelivery(manage, { deliveryId: id }),
+        (env) => showDelivery(managementDeps(env), { deliveryId: id }),
         (d) =>
           [
             line(d),
@@ -62,9 +61,10 @@ export function register(program: Command): void {
     .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
     .option('--json', 'print the result as JSON')
     .action((id: string, options: { as: string; json?: boolean }) =>
-      runWebhookCommand(
+      ctx.run(
         options,
-        async ({ sql, manage }) => resendDelivery(manage, { deliveryId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        async (env) =>
+          resendDelivery(managementDeps(env), { deliveryId: id, actorId: await ctx.accountId(env.sql, options.as) }),
         (d) => `delivery ${d.id} queued for one more attempt (resend ${d.resend_count} of 5)`,
       ),
     );

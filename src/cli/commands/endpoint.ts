@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { resolveAccount } from '../../domain/accounts.js';
-import { runWebhookCommand } from '../../webhooks/cli-support.js';
+import type { CliContext } from '../context.js';
 import {
   addEndpoint,
   listEndpoints,
+  managementDeps,
   removeEndpoint,
   resumeEndpoint,
   rotateSecret,
@@ -29,7 +29,7 @@ function describeEndpoint(e: EndpointView): string {
   ].join('\n');
 }
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   const endpoint = program.command('endpoint').description('manage webhook endpoints (owners and admins)');
 
   endpoint
@@ -41,17 +41,15 @@ export function register(program: Command): void {
     .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
     .option('--json', 'print the result as one JSON object')
     .action((options: ActorOptions & { workspace: string; url: string; events: string }) =>
-      runWebhookCommand(
-        { json: options.json, needsMasterKey: true },
-        async ({ sql, manage }) => {
-          const actor = await resolveAccount(sql, options.as);
-          return addEndpoint(manage, {
+      ctx.run(
+        options,
+        async (env) =>
+          addEndpoint(managementDeps(env, { masterKey: true }), {
             workspaceId: options.workspace,
             url: options.url,
             events: options.events.split(','),
-            actorId: actor.id,
-          });
-        },
+            actorId: await ctx.accountId(env.sql, options.as),
+          }),
         (r) => `endpoint ${r.id} added\nsigning secret (shown once, store it now): ${r.secret}`,
       ),
     );
@@ -62,9 +60,9 @@ export function register(program: Command): void {
     .requiredOption('--workspace <id>', 'workspace ID')
     .option('--json', 'print the result as JSON')
     .action((options: JsonOption & { workspace: string }) =>
-      runWebhookCommand(
+      ctx.run(
         options,
-        ({ manage }) => listEndpoints(manage, { workspaceId: options.workspace }),
+        (env) => listEndpoints(managementDeps(env), { workspaceId: options.workspace }),
         (list) => (list.length === 0 ? 'no endpoints' : list.map(describeEndpoint).join('\n')),
       ),
     );
@@ -74,7 +72,7 @@ export function register(program: Command): void {
     .description('show one endpoint')
     .option('--json', 'print the result as JSON')
     .action((id: string, options: JsonOption) =>
-      runWebhookCommand(options, ({ manage }) => showEndpoint(manage, { endpointId: id }), describeEndpoint),
+      ctx.run(options, (env) => showEndpoint(managementDeps(env), { endpointId: id }), describeEndpoint),
     );
 
   endpoint
@@ -83,9 +81,9 @@ export function register(program: Command): void {
     .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
-      runWebhookCommand(
+      ctx.run(
         options,
-        async ({ sql, manage }) => testEndpoint(manage, { endpointId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        async (env) => testEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
         (r) => `ping ${r.webhook_id} queued as delivery ${r.delivery_id} (${r.status})`,
       ),
     );
@@ -96,9 +94,10 @@ export function register(program: Command): void {
     .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
-      runWebhookCommand(
-        { json: options.json, needsMasterKey: true },
-        async ({ sql, manage }) => rotateSecret(manage, { endpointId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+      ctx.run(
+        options,
+        async (env) =>
+          rotateSecret(managementDeps(env, { masterKey: true }), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
         (r) => `new signing secret (shown once; the old one no longer signs): ${r.secret}`,
       ),
     );
@@ -109,9 +108,9 @@ export function register(program: Command): void {
     .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
-      runWebhookCommand(
+      ctx.run(
         options,
-        async ({ sql, manage }) => resumeEndpoint(manage, { endpointId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        async (env) => resumeEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
         describeEndpoint,
       ),
     );
@@ -122,9 +121,9 @@ export function register(program: Command): void {
     .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
-      runWebhookCommand(
+      ctx.run(
         options,
-        async ({ sql, manage }) => removeEndpoint(manage, { endpointId: id, actorId: (await resolveAccount(sql, options.as)).id }),
+        async (env) => removeEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
         (r) =>
           `endpoint ${r.id} removed; ${r.cancelled_deliveries} open deliveries cancelled` +
           (r.dropped_events > 0 ? `; ${r.dropped_events} waiting events dropped (it was the last endpoint)` : ''),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { DAY, ManualClock } from '../../../src/clock.js';
+import { DAY, ManualClock, type Clock } from '../../../src/clock.js';
 import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { addMember, createAccount, createWorkspace } from '../../../src/domain/accounts.js';
@@ -117,7 +117,7 @@ export function useEngineFixture(settings: Partial<EngineSettings> = {}): Engine
 
 let counter = 0;
 
-export async function workspace(f: Pick<EngineFixture, 'sql' | 'clock'>, input: { offerDomain?: string } = {}) {
+export async function workspace(f: { sql: Sql; clock: Clock }, input: { offerDomain?: string } = {}) {
   counter += 1;
   const tag = `${counter}-${randomBytes(3).toString('hex')}`;
   const owner = await createAccount(f.sql, f.clock, { email: `owner-${tag}@agency.test`, name: 'Olivia Owner' });
@@ -152,7 +152,7 @@ export async function endpoint(
 }
 
 /** A sent offer: one offer.sent event in the outbox. */
-export async function sentOffer(f: EngineFixture, workspaceId: string, title = 'Website relaunch') {
+export async function sentOffer(f: { sql: Sql; clock: Clock }, workspaceId: string, title = 'Website relaunch') {
   const offer = await createOffer(f.sql, f.clock, { workspaceId, title });
   await sendOffer(f.sql, f.clock, {
     offerId: offer.id,
