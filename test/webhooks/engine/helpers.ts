@@ -131,7 +131,7 @@ export async function workspace(f: { sql: Sql; clock: Clock }, input: { offerDom
   return { workspaceId: ws.id, ownerId: owner.id };
 }
 
-export async function memberOf(f: EngineFixture, workspaceId: string, role: 'owner' | 'admin' | 'member') {
+export async function memberOf(f: { sql: Sql; clock: Clock }, workspaceId: string, role: 'owner' | 'admin' | 'member') {
   counter += 1;
   const account = await createAccount(f.sql, f.clock, { email: `${role}-${counter}@agency.test`, name: `A ${role}` });
   await addMember(f.sql, f.clock, { workspaceId, accountId: account.id, role });
