@@ -103,6 +103,10 @@ async function seedChunk(tx: Tx, c: Chunk): Promise<number> {
   const r = (salt: number) => tx`((hashint8extended(i * 64 + ${salt}, ${c.seed}::int8) & 2147483647)::float8 / 2147483648)`;
   const now = tx`${c.now}::timestamptz`;
 
+  // Package amounts: 500.00 to 49,999.00 in the smallest unit, a pure function of (offer, package).
+  const amount = (k: ReturnType<typeof tx>) =>
+    tx`((500 + floor(((hashint8extended(i * 64 + 40 + ${k}, ${c.seed}::int8) & 2147483647)::float8 / 2147483648) * 49500))::int8 * 100)`;
+
   // Bulk statements gain nothing from JIT, and compiling these wide expressions costs seconds.
   await tx`set local jit = off`;
 
@@ -179,7 +183,8 @@ async function seedChunk(tx: Tx, c: Chunk): Promise<number> {
                when kind = 'open' then ${now}
              end) as e_end
         from deadline d
-    )
+    ),
+    named as materialized (
     select e.*,
            date_trunc('milliseconds', case
              when kind in ('accepted', 'accepted_multi') then ls + (e_end - ls) * 0.6
@@ -200,19 +205,18 @@ async function seedChunk(tx: Tx, c: Chunk): Promise<number> {
            (substr(run.h, 1, 12) || '4' || substr(run.h, 13, 3) || '8' || substr(run.h, 16, 3)
              || lpad(to_hex(i), 12, '0'))::uuid as id
       from ended e
-     cross join (select md5(${c.workspaceId}::text || ':' || ${c.seed}::text) as h) run`;
+     cross join (select md5(${c.workspaceId}::text || ':' || ${c.seed}::text) as h) run
+    ),
+    addressed as (
+      select n.*, regexp_replace(lower(company), '[^a-z0-9]+', '-', 'g') || '.example' as domain from named n
+    )
+    select a.*,
+           lower(first_name) || '.' || lower(last_name) || '@' || domain as recipient_email,
+           case when layout in ('std', 'hidden') then ${amount(tx`case when rec > 0 then rec else 1 end`)} else 0 end as value_amount
+      from addressed a`;
 
-  // Package amounts: 500.00 to 49,999.00 in the smallest unit, a pure function of (offer, package).
-  const amount = (k: ReturnType<typeof tx>) =>
-    tx`((500 + floor(((hashint8extended(i * 64 + 40 + ${k}, ${c.seed}::int8) & 2147483647)::float8 / 2147483648) * 49500))::int8 * 100)`;
-
-  await tx`
-    alter table seed_plan add column domain text, add column recipient_email text, add column value_amount int8`;
-  await tx`
-    update seed_plan
-       set domain = regexp_replace(lower(company), '[^a-z0-9]+', '-', 'g') || '.example',
-           value_amount = case when layout in ('std', 'hidden') then ${amount(tx`case when rec > 0 then rec else 1 end`)} else 0 end`;
-  await tx`update seed_plan set recipient_email = lower(first_name) || '.' || lower(last_name) || '@' || domain`;
+  // Temporary tables have no statistics until analysed; without them the joins below may be planned as nested loops.
+  await tx`analyze seed_plan`;
 
   // 2. The timeline, staged: phases expanded to entries, numbered 1..n per offer in time order.
   await tx`
@@ -266,6 +270,8 @@ async function seedChunk(tx: Tx, c: Chunk): Promise<number> {
            ph.version, ph.j, k
       from phases ph
      cross join lateral generate_series(1, ph.cnt) as k`;
+
+  await tx`analyze seed_events`;
 
   // 3. Offers, with last_sequence and updated_at taken from their staged timeline.
   await tx`
