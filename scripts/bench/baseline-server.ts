@@ -1,0 +1,119 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { workspaceOfKey } from '../../src/api/admission/api-key-lookup.js';
+import { loadCursorCodec } from '../../src/api/cursor.js';
+import { loadConfig } from '../../src/config.js';
+import { connect } from '../../src/db/connect.js';
+import { hashApiKey } from '../../src/domain/api-key-format.js';
+import { listOfferEvents, listOffers, readOffer } from '../../src/read-model/offers.js';
+import type { OfferStatus } from '../../src/read-model/types.js';
+import { readWorkspace } from '../../src/read-model/workspace.js';
+
+/**
+ * The read API's baseline (issue 5): a bare `node:http` server that answers the benchmark's
+ * requests with the same SQL (the read-model functions the service calls), through postgres.js
+ * with the service's pool size, and the same JSON bodies and cursors (the service's CursorCodec on
+ * the same key) - and nothing else: no framework, no routing library, no validation, no
+ * authentication, no rate limiting, no request log. The workspace is fixed (BENCH_WORKSPACE_ID).
+ *
+ * The 401 storm needs the one piece of SQL the service runs for it, the key lookup; the
+ * orchestrator switches that on for that scenario only (`PUT /__bench/mode?keys=lookup`), so
+ * every other scenario is measured without it.
+ *
+ * Environment: DATABASE_URL, PORT, BENCH_WORKSPACE_ID (and DATABASE_POOL_SIZE like the service).
+ */
+
+const config = loadConfig();
+const workspaceId = process.env.BENCH_WORKSPACE_ID;
+if (!config.databaseUrl || !workspaceId) throw new Error('baseline-server needs DATABASE_URL and BENCH_WORKSPACE_ID');
+
+const sql = connect(config.databaseUrl, { max: config.databasePoolSize, applicationName: 'offerdesk-bench-baseline' });
+const cursors = await loadCursorCodec(sql);
+let lookUpKeys = false;
+
+const PREFIX = '/api/v1/';
+const OFFER_PATH = /^offers\/([0-9a-f-]{36})(\/events)?$/;
+
+function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(json),
+    ...extra,
+  });
+  res.end(json);
+}
+
+const notFound = (res: ServerResponse) => send(res, 404, { error: { code: 'not_found', message: 'Resource not found.' } });
+
+async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? '/';
+  const at = url.indexOf('?');
+  const path = at === -1 ? url : url.slice(0, at);
+  const query = new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
+
+  if (path === '/__bench/mode' && req.method === 'PUT') {
+    lookUpKeys = query.get('keys') === 'lookup';
+    res.writeHead(204).end();
+    return;
+  }
+  if (path === '/healthz') return send(res, 200, { status: 'ok' });
+  if (!path.startsWith(PREFIX)) return notFound(res);
+  const now = new Date();
+
+  if (lookUpKeys) {
+    const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const found = await workspaceOfKey(sql, hashApiKey(key), now);
+    if (found === null) {
+      return send(res, 401, { error: { code: 'unauthorized', message: 'Missing or invalid API key.' } }, { 'www-authenticate': 'Bearer' });
+    }
+  }
+
+  const route = path.slice(PREFIX.length);
+  if (route === 'workspace') {
+    return send(res, 200, { data: await readWorkspace(sql, workspaceId!) });
+  }
+  if (route === 'offers') {
+    const status = (query.get('status') as OfferStatus | null) ?? null;
+    const limit = Number(query.get('limit') ?? 25);
+    const token = query.get('cursor');
+    const cursor = token === null ? null : cursors.decode(token);
+    const after = cursor?.list === 'offers' ? { createdAt: cursor.createdAt, id: cursor.id } : null;
+    const page = await listOffers(sql, { workspaceId: workspaceId!, status, after, limit, now });
+    const next = page.next && cursors.encode({ list: 'offers', status, ...page.next });
+    return send(res, 200, { data: page.offers, next_cursor: next });
+  }
+  const match = OFFER_PATH.exec(route);
+  if (!match) return notFound(res);
+  const offerId = match[1]!;
+  if (!match[2]) {
+    const offer = await readOffer(sql, { workspaceId: workspaceId!, offerId, now });
+    return offer ? send(res, 200, { data: offer }) : notFound(res);
+  }
+  const limit = Number(query.get('limit') ?? 50);
+  const token = query.get('cursor');
+  const cursor = token === null ? null : cursors.decode(token);
+  const afterSequence = cursor?.list === 'events' ? cursor.sequence : 0;
+  const page = await listOfferEvents(sql, { workspaceId: workspaceId!, offerId, afterSequence, limit });
+  if (page.events === null) return notFound(res);
+  const next = page.nextAfterSequence === null ? null : cursors.encode({ list: 'events', offerId, sequence: page.nextAfterSequence });
+  return send(res, 200, { data: page.events, next_cursor: next });
+}
+
+const server = createServer((req, res) => {
+  answer(req, res).catch((error: unknown) => {
+    process.stderr.write(`baseline: ${String(error)}\n`);
+    if (!res.headersSent) send(res, 500, { error: { code: 'internal_error', message: 'Internal server error.' } });
+    else res.destroy();
+  });
+});
+// Same keep-alive behaviour as the service (Node's defaults under Express).
+server.listen(config.port, config.host, () => {
+  process.stdout.write(`${JSON.stringify({ ready: true, port: config.port })}\n`);
+});
+
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void sql.end({ timeout: 1 }).then(() => process.exit(0));
+});

@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+/**
+ * The load generator, run as its own process (`node --import tsx load.ts <spec.json>`) so that it
+ * never shares an event loop with a server under test. It drives autocannon with a fixed number of
+ * keep-alive connections for a fixed duration over a list of prepared requests; each connection
+ * starts at its own place in the list, so rotating ids, cursors and keys are spread over the
+ * connections. Latency is taken from every response with sub-millisecond precision (autocannon's
+ * own histogram counts whole milliseconds). The result is one JSON line on stdout.
+ */
+export interface LoadSpec {
+  origin: string;
+  connections: number;
+  durationSeconds: number;
+  /** Requests in rotation; each one a path (with query) and its headers. */
+  requests: { path: string; headers: Record<string, string> }[];
+}
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Responses by status code. */
+  statuses: Record<string, number>;
+  errors: number;
+  timeouts: number;
+}
+
+const REQUEST_TIMEOUT_S = 10;
+/** Prepared requests per connection; a longer list is split into windows across connections. */
+const MAX_REQUESTS_PER_CONNECTION = 2_000;
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+async function run(spec: LoadSpec): Promise<LoadResult> {
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  const statuses: Record<string, number> = {};
+  let clientIndex = 0;
+  const list = spec.requests.map((r) => ({ method: 'GET' as const, path: r.path, headers: r.headers }));
+  const started = performance.now();
+  const instance = autocannon({
+    url: spec.origin,
+    connections: spec.connections,
+    duration: spec.durationSeconds,
+    timeout: REQUEST_TIMEOUT_S,
+    requests: list,
+    setupClient: (client: { setRequests(requests: unknown[]): void }) => {
+      // Each connection gets its own window of the list (autocannon prebuilds every request of it).
+      const offset = Math.floor(((clientIndex++ % spec.connections) * list.length) / spec.connections);
+      const window = Math.min(list.length, MAX_REQUESTS_PER_CONNECTION);
+      client.setRequests(Array.from({ length: window }, (_, i) => list[(offset + i) % list.length]!));
+    },
+  });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count++] = responseTime;
+    statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+  });
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    instance.on('done', resolve);
+    instance.on('error', reject);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = latencies.subarray(0, count).sort();
+  return {
+    requests: count,
+    seconds: Math.round(seconds * 1000) / 1000,
+    requestsPerSecond: count / seconds,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: count ? sorted[count - 1]! : 0,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadSpec;
+const result = await run(spec);
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(0);

@@ -1,0 +1,91 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { openBenchDatabase } from './database.js';
+import { parseOptions } from './options.js';
+import { REPO_DIR, stopAllChildren } from './processes.js';
+import { runReadBenchmark, type ReadResults } from './read-api.js';
+import { printReport, sanityProblems, type BenchResults } from './report.js';
+import { ensureSeeded } from './seed-data.js';
+import { runWebhookBenchmark, type WebhookResults } from './webhooks/run.js';
+
+/**
+ * `npm run bench` (issue 5): seeds (or reuses) a 1,000,000-offer workspace in the bench's own
+ * database, measures the read API and the webhook delivery against baselines in the same run,
+ * prints a table and writes bench/results.json. `npm run bench:smoke` runs tiny sizes.
+ */
+const options = parseOptions(process.argv.slice(2));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const runStarted = performance.now();
+const workDir = mkdtempSync(join(tmpdir(), 'offerdesk-bench-'));
+
+// Ctrl-C: stop the servers, workers and load generators first, then the database.
+let closeDatabase: (() => Promise<void>) | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`\n${signal}: stopping the benchmark's processes`);
+    void stopAllChildren()
+      .then(() => closeDatabase?.())
+      .finally(() => process.exit(130));
+  });
+}
+
+const db = await openBenchDatabase(loadConfig(), options.database, { recreate: options.reseed, log });
+closeDatabase = () => db.close();
+let results: BenchResults | undefined;
+try {
+  log(`seeding: ${options.seed.offers.toLocaleString('en')} offers in one workspace + ${options.seed.otherWorkspaces} others (database ${db.name})`);
+  const seeded = await ensureSeeded(db.sql, options.seed, log);
+
+  let read: ReadResults | null = null;
+  let readSeconds: number | null = null;
+  if (options.only !== 'webhooks') {
+    log('\nread API: service vs baseline');
+    const started = performance.now();
+    read = await runReadBenchmark(db.sql, db, seeded, {
+      ...options.read,
+      profileDir: options.profile ? join(REPO_DIR, 'bench', 'profiles') : null,
+      workDir,
+      log,
+    });
+    readSeconds = (performance.now() - started) / 1000;
+  }
+
+  let webhooks: WebhookResults | null = null;
+  let webhookSeconds: number | null = null;
+  if (options.only !== 'read') {
+    log('\nwebhook delivery: worker vs baseline sender');
+    const started = performance.now();
+    webhooks = await runWebhookBenchmark(db, seeded, { ...options.webhooks, workDir, log });
+    webhookSeconds = (performance.now() - started) / 1000;
+  }
+
+  results = {
+    kind: options.smoke ? 'smoke' : 'full',
+    finishedAt: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+    database: { embedded: !loadConfig().databaseUrl, name: db.name },
+    seed: { ...options.seed, ...seeded },
+    read,
+    webhooks,
+    durations: {
+      seedSeconds: seeded.seedSeconds,
+      readSeconds,
+      webhookSeconds,
+      totalSeconds: (performance.now() - runStarted) / 1000,
+    },
+  };
+  mkdirSync(join(REPO_DIR, 'bench'), { recursive: true });
+  writeFileSync(join(REPO_DIR, options.resultsFile), `${JSON.stringify(results, null, 2)}\n`);
+  printReport(results, options, log);
+  log(`\nwrote ${options.resultsFile}`);
+} finally {
+  await stopAllChildren();
+  await db.close();
+  rmSync(workDir, { recursive: true, force: true });
+}
+// Sanity, not speed: every scenario ran and answered as expected (the smoke run's CI check).
+const problems = results ? sanityProblems(results) : ['no results'];
+for (const problem of problems) process.stderr.write(`bench: ${problem}\n`);
+process.exit(problems.length === 0 ? 0 : 1);

@@ -1,0 +1,155 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Child processes of the benchmark: servers under test, the load generator, workers, receivers. */
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const REPO_DIR = join(BENCH_DIR, '..', '..');
+/** Every child runs TypeScript from source through the same loader. */
+const TSX = ['--import', 'tsx'];
+const READY_TIMEOUT_MS = 60_000;
+const POLL_MS = 50;
+const STOP_TIMEOUT_MS = 15_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface NodeProcess {
+  name: string;
+  pid: number;
+  child: ChildProcess;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+  /** SIGTERM, then SIGKILL after a grace period; resolves when it has ended. */
+  stop(): Promise<number | null>;
+}
+
+/** Every child still running, so an interrupted benchmark leaves none behind. */
+const running = new Set<NodeProcess>();
+
+export async function stopAllChildren(): Promise<void> {
+  await Promise.all([...running].map((proc) => proc.stop()));
+}
+
+export function startNode(
+  name: string,
+  script: string,
+  options: { args?: string[]; env?: Record<string, string>; nodeArgs?: string[]; logFile?: string; stdout?: 'pipe' | 'log' },
+): NodeProcess {
+  const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
+  const out = options.stdout === 'pipe' ? 'pipe' : (logFd ?? 'ignore');
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...TSX, join(BENCH_DIR, script), ...(options.args ?? [])], {
+    cwd: REPO_DIR,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', out, logFd ?? 'inherit'],
+  });
+  if (logFd !== undefined) closeSync(logFd);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const proc: NodeProcess = {
+    name,
+    pid: child.pid!,
+    child,
+    exited,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+  running.add(proc);
+  void exited.then(() => running.delete(proc));
+  return proc;
+}
+
+/** Waits until GET <origin>/healthz answers 200 (both servers have it), or the process ends. */
+export async function waitForHealth(proc: NodeProcess, origin: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let ended = false;
+  void proc.exited.then(() => (ended = true));
+  while (Date.now() < deadline && !ended) {
+    try {
+      const res = await fetch(`${origin}/healthz`);
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(POLL_MS);
+  }
+  throw new Error(`${proc.name} did not become healthy at ${origin}${ended ? ' (it exited)' : ''}`);
+}
+
+/**
+ * Peak resident memory of a process in MB. The kernel keeps the high-water mark (VmHWM), and
+ * writing 5 to clear_refs resets it, so each scenario gets its own peak.
+ */
+export const memory = {
+  resetPeak(pid: number): boolean {
+    try {
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  peakMb(pid: number): number | null {
+    return statusField(pid, 'VmHWM');
+  },
+  currentMb(pid: number): number | null {
+    return statusField(pid, 'VmRSS');
+  },
+};
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU time (user + system) a process has used so far, in ms: the cost per request stays
+ * comparable on a noisy machine where throughput alone swings with other load.
+ */
+export function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  } catch {
+    return null;
+  }
+}
+
+function statusField(pid: number, field: string): number | null {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs a script to completion and returns the last line of its stdout parsed as JSON. */
+export async function runJson<T>(name: string, script: string, args: string[], env: Record<string, string> = {}): Promise<T> {
+  const proc = startNode(name, script, { args, env, stdout: 'pipe' });
+  let out = '';
+  proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const code = await proc.exited;
+  const last = out.trim().split('\n').pop() ?? '';
+  if (code !== 0) throw new Error(`${name} exited with ${code}: ${last.slice(0, 500)}`);
+  return JSON.parse(last) as T;
+}

@@ -1,0 +1,317 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { systemClock } from '../../src/clock.js';
+import type { Sql } from '../../src/db/connect.js';
+import { API_KEY_PREFIX, API_KEY_RANDOM_LENGTH } from '../../src/domain/api-key-format.js';
+import { createApiKey } from '../../src/domain/api-keys.js';
+import type { LoadResult, LoadSpec } from './load.js';
+import { cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
+import type { SeededData } from './seed-data.js';
+
+/**
+ * Read API: the service (`serve --no-worker`, limits lifted, the limiter still running) against the
+ * bare baseline server, scenario by scenario, each side under the same load from a separate
+ * process. Reports throughput, p50/p99 latency and the server's peak RSS per scenario.
+ */
+
+export interface ReadOptions {
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+  /** The deep page of the "page N" scenario (10,000 in the full run). */
+  deepPage: number;
+  pageSize: number;
+  /** Distinct offers the id-based scenarios rotate over. */
+  rotatingIds: number;
+  /** Distinct random keys per connection in the 401 storm. */
+  keysPerConnection: number;
+  /** Add --cpu-prof to the service process; profiles land in this directory. */
+  profileDir: string | null;
+  workDir: string;
+  log: (line: string) => void;
+}
+
+export interface SideResult extends LoadResult {
+  peakRssMb: number | null;
+  /** CPU time of the server process per response (user + system), in ms. */
+  serverCpuMsPerRequest: number | null;
+}
+
+export interface ReadScenarioResult {
+  name: string;
+  description: string;
+  service: SideResult;
+  baseline: SideResult;
+  /** service req/s divided by baseline req/s */
+  ratio: number;
+  /** Whether every response had the scenario's expected status on both sides. */
+  statusesAsExpected: boolean;
+}
+
+export interface ReadResults {
+  scenarios: ReadScenarioResult[];
+  /** Service p50 of page N divided by service p50 of page 1 (target <= 1.2). */
+  deepPageLatencyRatio: number;
+  /** Service req/s of page 1 divided by req/s of page N (time per request, target <= 1.2). */
+  deepPageTimeRatio: number;
+  servicePeakRssMb: number | null;
+  cursorWalk: { requests: number; seconds: number; depth: number };
+  profile: string | null;
+}
+
+interface Scenario {
+  name: string;
+  description: string;
+  requests: { path: string; headers: Record<string, string> }[];
+  expectedStatus: number;
+  /** The baseline runs the key lookup only for the 401 storm. */
+  baselineKeys: 'none' | 'lookup';
+}
+
+const BASE = '/api/v1';
+/** Limits lifted far above anything a 2-core machine can send in a window. */
+const LIFTED_LIMIT = '1000000000';
+
+export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: SeededData, options: ReadOptions): Promise<ReadResults> {
+  const { log } = options;
+  const { key } = await createApiKey(sql, systemClock, {
+    workspaceId: seeded.workspaceId,
+    name: `bench ${new Date().toISOString()}`,
+    actingAccountId: seeded.accountId,
+  });
+  const auth = { authorization: `Bearer ${key}` };
+
+  const [servicePort, baselinePort] = [await freePort(), await freePort()];
+  const common = {
+    DATABASE_URL: db.url,
+    OFFERDESK_DEMO_SEED: 'false',
+    // In-memory limiter, as a single API process runs by default.
+    REDIS_URL: '',
+    HOST: '127.0.0.1',
+  };
+  let profile: string | null = null;
+  const nodeArgs: string[] = [];
+  if (options.profileDir) {
+    rmSync(options.profileDir, { recursive: true, force: true });
+    mkdirSync(options.profileDir, { recursive: true });
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
+    profile = options.profileDir;
+  }
+  const service = startNode('service', 'service-server.ts', {
+    nodeArgs,
+    env: { ...common, PORT: String(servicePort), RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT },
+    logFile: join(options.workDir, 'service.log'),
+  });
+  const baseline = startNode('baseline', 'baseline-server.ts', {
+    env: { ...common, PORT: String(baselinePort), BENCH_WORKSPACE_ID: seeded.workspaceId },
+    logFile: join(options.workDir, 'baseline.log'),
+  });
+  const serviceOrigin = `http://127.0.0.1:${servicePort}`;
+  const baselineOrigin = `http://127.0.0.1:${baselinePort}`;
+  try {
+    await Promise.all([waitForHealth(service, serviceOrigin), waitForHealth(baseline, baselineOrigin)]);
+
+    const ids = await sql<{ id: string }[]>`
+      select id from offers where workspace_id = ${seeded.workspaceId}::uuid order by random() limit ${options.rotatingIds}`;
+    const walk = await deepCursors(sql, serviceOrigin, auth, options);
+    log(
+      walk.requests === 0
+        ? `reusing ${walk.cursors.length} cursors around page ${options.deepPage} collected by an earlier run`
+        : `collected ${walk.cursors.length} cursors around page ${options.deepPage} by walking the API (${walk.requests} requests, ${walk.seconds.toFixed(1)} s)`,
+    );
+
+    const scenarios = buildScenarios(ids.map((r) => r.id), walk.cursors, auth, options);
+    await checkSameAnswers(scenarios, serviceOrigin, baselineOrigin);
+
+    const results: ReadScenarioResult[] = [];
+    for (const [index, scenario] of scenarios.entries()) {
+      await setBaselineKeys(baselineOrigin, scenario.baselineKeys);
+      // Alternate which side goes first, so a drift in machine load does not always favour one.
+      const order: Array<'service' | 'baseline'> = index % 2 === 0 ? ['baseline', 'service'] : ['service', 'baseline'];
+      const sides: Partial<Record<'service' | 'baseline', SideResult>> = {};
+      for (const side of order) {
+        const proc = side === 'service' ? service : baseline;
+        const origin = side === 'service' ? serviceOrigin : baselineOrigin;
+        if (options.warmupSeconds > 0) await load(origin, scenario, options.warmupSeconds, options, options.workDir);
+        memory.resetPeak(proc.pid);
+        const cpuBefore = cpuMs(proc.pid);
+        const result = await load(origin, scenario, options.durationSeconds, options, options.workDir);
+        const cpuAfter = cpuMs(proc.pid);
+        const serverCpuMsPerRequest = cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? (cpuAfter - cpuBefore) / result.requests : null;
+        sides[side] = { ...result, peakRssMb: memory.peakMb(proc.pid), serverCpuMsPerRequest };
+      }
+      const s = sides.service!;
+      const b = sides.baseline!;
+      const statusesAsExpected = [s, b].every(
+        (r) => r.errors === 0 && Object.keys(r.statuses).every((code) => Number(code) === scenario.expectedStatus),
+      );
+      const row: ReadScenarioResult = {
+        name: scenario.name,
+        description: scenario.description,
+        service: s,
+        baseline: b,
+        ratio: s.requestsPerSecond / b.requestsPerSecond,
+        statusesAsExpected,
+      };
+      results.push(row);
+      log(
+        `${scenario.name.padEnd(18)} service ${s.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${s.p50Ms.toFixed(2)} p99 ${s.p99Ms.toFixed(2)} ms | ` +
+          `baseline ${b.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${b.p50Ms.toFixed(2)} p99 ${b.p99Ms.toFixed(2)} ms | ratio ${row.ratio.toFixed(2)} | ` +
+          `cpu/req ${s.serverCpuMsPerRequest?.toFixed(3)} vs ${b.serverCpuMsPerRequest?.toFixed(3)} ms` +
+          (statusesAsExpected ? '' : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}`),
+      );
+    }
+    const first = results.find((r) => r.name === 'offers-page-1')!;
+    const deep = results.find((r) => r.name === 'offers-page-deep')!;
+    const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);
+    return {
+      scenarios: results,
+      deepPageLatencyRatio: deep.service.p50Ms / first.service.p50Ms,
+      deepPageTimeRatio: first.service.requestsPerSecond / deep.service.requestsPerSecond,
+      servicePeakRssMb: peaks.length ? Math.max(...peaks, memory.peakMb(service.pid) ?? 0) : null,
+      cursorWalk: { requests: walk.requests, seconds: walk.seconds, depth: walk.depth },
+      profile,
+    };
+  } finally {
+    await Promise.all([service.stop(), baseline.stop()]);
+  }
+}
+
+async function load(origin: string, scenario: Scenario, seconds: number, options: ReadOptions, workDir: string): Promise<LoadResult> {
+  const spec: LoadSpec = { origin, connections: options.connections, durationSeconds: seconds, requests: scenario.requests };
+  const file = join(workDir, 'load-spec.json');
+  writeFileSync(file, JSON.stringify(spec));
+  return runJson<LoadResult>('load', 'load.ts', [file]);
+}
+
+async function setBaselineKeys(origin: string, mode: 'none' | 'lookup'): Promise<void> {
+  const res = await fetch(`${origin}/__bench/mode?keys=${mode}`, { method: 'PUT' });
+  if (res.status !== 204) throw new Error(`baseline refused mode ${mode}: ${res.status}`);
+}
+
+/**
+ * The deep cursors stay valid as long as the seeded data and the service's cursor key do, so a
+ * walk is kept in the bench database and reused by later runs on the same data.
+ */
+async function deepCursors(sql: Sql, origin: string, auth: Record<string, string>, options: ReadOptions) {
+  await sql`create table if not exists bench_cursors (deep_page int constraint bench_cursors_pkey primary key, cursors jsonb not null)`;
+  const [kept] = await sql<{ cursors: string[] }[]>`select cursors from bench_cursors where deep_page = ${options.deepPage}`;
+  if (kept) {
+    const probe = await fetch(`${origin}${BASE}/offers?limit=1&cursor=${encodeURIComponent(kept.cursors[0]!)}`, { headers: auth });
+    await probe.arrayBuffer();
+    if (probe.status === 200) return { cursors: kept.cursors, requests: 0, seconds: 0, depth: (options.deepPage - 1) * options.pageSize };
+  }
+  const walk = await collectDeepCursors(origin, auth, options.deepPage, options.pageSize);
+  await sql`
+    insert into bench_cursors (deep_page, cursors) values (${options.deepPage}, ${sql.json(walk.cursors)})
+    on conflict (deep_page) do update set cursors = excluded.cursors`;
+  return walk;
+}
+
+/**
+ * Walks the list through the service's API, 100 offers per page, down to the start of page
+ * `deepPage` of `pageSize` offers, keeping the cursors of the last hundred steps: the deep-page
+ * scenario rotates over them (all within the last 100 pages before page N, the last one exactly
+ * page N), so it is not one hot row range.
+ */
+async function collectDeepCursors(
+  origin: string,
+  auth: Record<string, string>,
+  deepPage: number,
+  pageSize: number,
+): Promise<{ cursors: string[]; requests: number; seconds: number; depth: number }> {
+  const WALK_LIMIT = 100;
+  const KEEP = 100;
+  const depth = (deepPage - 1) * pageSize;
+  const started = performance.now();
+  const cursors: string[] = [];
+  let cursor: string | null = null;
+  let done = 0;
+  let requests = 0;
+  while (done < depth) {
+    const limit = Math.min(WALK_LIMIT, depth - done);
+    const query: string = `limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await fetch(`${origin}${BASE}/offers?${query}`, { headers: auth });
+    requests++;
+    if (res.status !== 200) throw new Error(`walking the offers list failed at ${done}: ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as { data: unknown[]; next_cursor: string | null };
+    done += body.data.length;
+    cursor = body.next_cursor;
+    if (!cursor) throw new Error(`the list ended after ${done} offers, before page ${deepPage}`);
+    cursors.push(cursor);
+    if (cursors.length > KEEP) cursors.shift();
+  }
+  return { cursors, requests, seconds: (performance.now() - started) / 1000, depth };
+}
+
+function randomWellFormedKey(): string {
+  const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const bytes = randomBytes(API_KEY_RANDOM_LENGTH);
+  let random = '';
+  for (const byte of bytes) random += BASE62[byte % 62];
+  return API_KEY_PREFIX + random;
+}
+
+function buildScenarios(ids: string[], deepCursors: string[], auth: Record<string, string>, options: ReadOptions): Scenario[] {
+  const size = options.pageSize;
+  const get = (path: string, headers = auth) => ({ path: `${BASE}${path}`, headers });
+  const firstPage = [get(`/offers?limit=${size}`)];
+  const deepPage = deepCursors.map((c) => get(`/offers?limit=${size}&cursor=${encodeURIComponent(c)}`));
+  const expired = [get(`/offers?limit=${size}&status=expired`)];
+  const offer = ids.map((id) => get(`/offers/${id}`));
+  const events = ids.map((id) => get(`/offers/${id}/events?limit=200`));
+  const storm = Array.from({ length: options.keysPerConnection * options.connections }, () =>
+    get(`/offers?limit=${size}`, { authorization: `Bearer ${randomWellFormedKey()}` }),
+  );
+  // The mix: what an integration typically does - poll the first page, open offers and their
+  // timelines, sometimes filter or page deeper. Interleaved deterministically.
+  const mix: Scenario['requests'] = [];
+  for (let i = 0; i < ids.length; i++) {
+    mix.push(i % 2 === 0 ? offer[i]! : events[i]!);
+    if (i % 2 === 1) mix.push(firstPage[0]!);
+    if (i % 10 === 3) mix.push(expired[0]!);
+    if (i % 10 === 7) mix.push(deepPage[i % deepPage.length]!);
+  }
+  return [
+    { name: 'offers-page-1', description: `GET /offers?limit=${size}, first page`, requests: firstPage, expectedStatus: 200, baselineKeys: 'none' },
+    {
+      name: 'offers-page-deep',
+      description: `GET /offers?limit=${size}&cursor=..., page ${options.deepPage.toLocaleString('en')} (cursors collected beforehand)`,
+      requests: deepPage,
+      expectedStatus: 200,
+      baselineKeys: 'none',
+    },
+    { name: 'offers-expired', description: `GET /offers?limit=${size}&status=expired`, requests: expired, expectedStatus: 200, baselineKeys: 'none' },
+    { name: 'offer-by-id', description: `GET /offers/{id}, ${ids.length} ids in rotation`, requests: offer, expectedStatus: 200, baselineKeys: 'none' },
+    { name: 'offer-events', description: `GET /offers/{id}/events?limit=200, ${ids.length} ids in rotation`, requests: events, expectedStatus: 200, baselineKeys: 'none' },
+    {
+      name: 'unauthorized-storm',
+      description: `GET /offers with ${storm.length} random well-formed unknown keys (401)`,
+      requests: storm,
+      expectedStatus: 401,
+      baselineKeys: 'lookup',
+    },
+    { name: 'mix', description: 'page 1, offers, timelines, status filter, deep pages interleaved', requests: mix, expectedStatus: 200, baselineKeys: 'none' },
+  ];
+}
+
+/** The baseline must give the same answers, or the comparison means nothing. */
+async function checkSameAnswers(scenarios: Scenario[], serviceOrigin: string, baselineOrigin: string): Promise<void> {
+  for (const scenario of scenarios) {
+    if (scenario.baselineKeys !== 'none') continue;
+    for (const request of scenario.requests.slice(0, 3)) {
+      const [a, b] = await Promise.all(
+        [serviceOrigin, baselineOrigin].map(async (origin) => {
+          const res = await fetch(`${origin}${request.path}`, { headers: request.headers });
+          return `${res.status} ${await res.text()}`;
+        }),
+      );
+      if (a !== b) {
+        throw new Error(`baseline answers ${request.path} differently:\nservice:  ${a!.slice(0, 300)}\nbaseline: ${b!.slice(0, 300)}`);
+      }
+    }
+  }
+}
+
+export type { NodeProcess };

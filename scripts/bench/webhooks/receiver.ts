@@ -1,0 +1,90 @@
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+
+/**
+ * The benchmark's webhook receiver, in its own process: HTTPS with keep-alive on 127.0.0.1, a
+ * certificate for hooks.test from the test CA, answering 200 at once (500 for paths under /fail/).
+ * It keeps only what the benchmark counts: for each webhook-id the first arrival and how often it
+ * came (duplicates), and the arrivals per path. A plain-HTTP control port serves them:
+ *   POST /reset        forget everything
+ *   GET  /summary      counts
+ *   GET  /arrivals     every first arrival as [path + ' ' + webhook-id, path, wall-clock ms, count]
+ *
+ * Environment: RECEIVER_CERT, RECEIVER_KEY (PEM files), RECEIVER_PORT, RECEIVER_CONTROL_PORT.
+ */
+
+interface Arrival {
+  path: string;
+  at: number;
+  count: number;
+}
+
+let arrivals = new Map<string, Arrival>();
+let requests = 0;
+let failedAnswers = 0;
+let unsigned = 0;
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
+const wallNow = () => performance.timeOrigin + performance.now();
+
+const KEEP_ALIVE_MS = 30_000;
+
+const hooks = createHttpsServer(
+  { key: readFileSync(process.env.RECEIVER_KEY!), cert: readFileSync(process.env.RECEIVER_CERT!), keepAliveTimeout: KEEP_ALIVE_MS },
+  (req, res) => {
+    const at = wallNow();
+    // The body is not needed; reading it to its end keeps the connection reusable.
+    req.resume();
+    req.on('end', () => {
+      requests++;
+      const id = req.headers['webhook-id'];
+      const path = req.url ?? '/';
+      if (typeof id !== 'string' || typeof req.headers['webhook-signature'] !== 'string') unsigned++;
+      else {
+        // An event goes to each endpoint with the same webhook-id: a duplicate is the same id
+        // arriving twice at the same endpoint (path).
+        const key = `${path} ${id}`;
+        const seen = arrivals.get(key);
+        if (seen) seen.count++;
+        else arrivals.set(key, { path, at, count: 1 });
+      }
+      if (path.startsWith('/fail/')) {
+        failedAnswers++;
+        res.writeHead(500, { 'content-type': 'text/plain', 'content-length': '4' }).end('fail');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
+    });
+  },
+);
+
+const control = createHttpServer((req, res) => {
+  const json = (body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  };
+  if (req.method === 'POST' && req.url === '/reset') {
+    arrivals = new Map();
+    requests = 0;
+    failedAnswers = 0;
+    unsigned = 0;
+    return json({ ok: true });
+  }
+  if (req.url === '/summary') {
+    let duplicates = 0;
+    for (const a of arrivals.values()) duplicates += a.count - 1;
+    return json({ requests, distinct: arrivals.size, duplicates, failedAnswers, unsigned });
+  }
+  if (req.url === '/arrivals') {
+    return json([...arrivals.entries()].map(([id, a]) => [id, a.path, a.at, a.count]));
+  }
+  res.writeHead(404).end();
+});
+
+hooks.listen(Number(process.env.RECEIVER_PORT), '127.0.0.1', () => {
+  control.listen(Number(process.env.RECEIVER_CONTROL_PORT), '127.0.0.1', () => {
+    process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  });
+});
+process.on('SIGTERM', () => process.exit(0));

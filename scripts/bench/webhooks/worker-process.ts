@@ -1,0 +1,45 @@
+import postgres from 'postgres';
+import { systemClock } from '../../../src/clock.js';
+import { loadConfig } from '../../../src/config.js';
+import type { Sql } from '../../../src/db/connect.js';
+import { createLogger } from '../../../src/log.js';
+import { startWorker } from '../../../src/webhooks/worker.js';
+
+/**
+ * One delivery worker as `offerdesk worker` runs it (startWorker with configuration from the
+ * environment), on a pool configured exactly like src/db/connect.ts plus postgres.js's `debug`
+ * hook, which sees every statement the worker sends: that count is the benchmark's "database round
+ * trips" (an upper bound: statements postgres.js pipelines inside one transaction share a trip).
+ *
+ * Prints {"ready":true} once started; on SIGTERM stops the worker the way `worker` does (in-flight
+ * attempts finish) and prints {"statements":n,"transactions":n} before exiting.
+ */
+const config = loadConfig();
+if (!config.databaseUrl) throw new Error('worker-process needs DATABASE_URL');
+let statements = 0;
+let transactions = 0;
+const sql = postgres(config.databaseUrl, {
+  max: config.databasePoolSize,
+  onnotice: () => {},
+  connection: { application_name: 'offerdesk-bench-worker', TimeZone: 'UTC' },
+  types: {
+    bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
+  },
+  debug: (_connection: number, query: string) => {
+    statements++;
+    if (/^\s*begin\b/i.test(query)) transactions++;
+  },
+}) as unknown as Sql;
+
+const logger = createLogger(config.logLevel, 'offerdesk-bench-worker');
+const worker = await startWorker({ sql, config, clock: systemClock, logger });
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+
+process.on('SIGTERM', () => {
+  void (async () => {
+    await worker.stop();
+    process.stdout.write(`${JSON.stringify({ statements, transactions })}\n`);
+    await sql.end({ timeout: 5 });
+    process.exit(0);
+  })();
+});
