@@ -48,7 +48,10 @@ function offerColumns(sql: Queryable, now: Date) {
     o.id, o.title,
     case when o.status = 'sent' and o.expires_at <= ${now} then 'expired' else o.status end as status,
     api_timestamp(o.created_at) as created_at,
-    api_timestamp(o.updated_at) as updated_at,
+    -- The expiry job records the expiry as a change at the deadline (domain/expiry.ts); an
+    -- overdue offer the job has not reached yet reads the same, so before and after are equal.
+    api_timestamp(case when o.status = 'sent' and o.expires_at <= ${now}
+      then greatest(o.updated_at, o.expires_at) else o.updated_at end) as updated_at,
     api_timestamp(o.sent_at) as sent_at,
     api_timestamp(o.expires_at) as expires_at,
     api_timestamp(o.accepted_at) as accepted_at,

@@ -130,7 +130,7 @@ describe('reporting rules (SPEC.md "States and transitions")', () => {
     api.clock.set('2026-03-10T12:15:00.000Z');
     expect(await expireDueOffers(api.db.sql, api.clock)).toBeGreaterThanOrEqual(1);
     const after = (await read(`/offers/${ids.overdue}`)).body.data;
-    expect(after).toMatchObject({ status: 'expired', expired_at: before.expired_at, expires_at: before.expires_at });
+    expect(after).toEqual(before);
     expect((await read('/offers?status=expired')).body.data.map((o: { id: string }) => o.id)).toEqual([ids.overdue]);
     expect((await read('/offers?status=sent')).body.data.map((o: { id: string }) => o.id)).not.toContain(ids.overdue);
   });
