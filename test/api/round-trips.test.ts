@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import type { Sql } from '../../src/db/connect.js';
+import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
+import { startTestApi, type TestApi } from '../support/api-server.js';
+import { freshDatabase, type TestDatabase } from '../support/database.js';
+import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
+
+/**
+ * Issue 2 "Speed it must allow": one request does at most two round trips to PostgreSQL in the
+ * steady state (the key lookup and the read). postgres.js reports every query it sends to `debug`.
+ */
+let db: TestDatabase;
+let api: TestApi;
+let ws: WorkspaceFixture;
+let offerId: string;
+let queries = 0;
+let counting: Sql;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  counting = postgres(db.url, {
+    max: 4,
+    connection: { TimeZone: 'UTC' },
+    debug: () => {
+      queries += 1;
+    },
+  }) as unknown as Sql;
+  api = await startTestApi({ db: { ...db, sql: counting } });
+  ws = await workspaceWithKey(db.sql, api.clock);
+  offerId = (await createOffer(db.sql, api.clock, { workspaceId: ws.workspaceId, title: 'Counted' })).id;
+  await sendOffer(db.sql, api.clock, { offerId, recipientEmail: 'a@b.example', expiresAt: new Date('2027-01-01T00:00:00Z') });
+});
+afterAll(async () => {
+  await api.close();
+  await counting.end();
+  await db.drop();
+});
+
+describe('round trips per request', () => {
+  it.each(['/workspace', '/offers', '/offers?status=expired', '/offers/{id}', '/offers/{id}/events', '/offers/00000000-0000-4000-8000-000000000000'])(
+    'GET %s costs at most two queries',
+    async (path) => {
+      const url = api.baseUrl + path.replace('{id}', () => offerId);
+      await get(url, ws.key); // warm-up
+      queries = 0;
+      const res = await get(url, ws.key);
+      expect(res.status).toBeLessThan(500);
+      expect(queries).toBeGreaterThanOrEqual(1);
+      expect(queries).toBeLessThanOrEqual(2);
+    },
+  );
+
+  it('a refused key form costs no query at all', async () => {
+    queries = 0;
+    expect((await get(api.baseUrl + '/offers', 'not-a-key')).status).toBe(401);
+    expect(queries).toBe(0);
+  });
+});
