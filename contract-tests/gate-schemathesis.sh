@@ -18,7 +18,8 @@ fi
 
 : "${CONTRACT_BASE_URL:?run through contract-tests/lib/with-server.ts}" "${CONTRACT_API_KEY:?}"
 mkdir -p contract-tests/reports
-# The SERVED document, not the file: the gate also proves what integrators download.
+# Schemathesis loads the SERVED document (what integrators download); first prove it is openapi.yaml.
+npx --no-install tsx contract-tests/lib/served-document.ts
 exec contract-tests/.venv/bin/schemathesis --config-file contract-tests/schemathesis.toml --no-color \
   run "$CONTRACT_BASE_URL/openapi.json" \
   --url "$CONTRACT_BASE_URL" \

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
 import { freshDatabase, type TestDatabase } from './database.js';
+import { startPrismFront } from './prism-proxy.js';
 
 export interface TestApi {
   db: TestDatabase;
@@ -33,7 +34,10 @@ export async function startTestApi(
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  // OFFERDESK_TEST_PROXY=prism (contract-tests/gate-prism.sh): the same suite, every answer
+  // validated against openapi.yaml by Prism on its way back (test/support/prism-proxy.ts).
+  const prism = process.env.OFFERDESK_TEST_PROXY === 'prism' ? await startPrismFront(`http://127.0.0.1:${port}`) : undefined;
+  const origin = prism?.origin ?? `http://127.0.0.1:${port}`;
   return {
     db,
     clock,
@@ -45,6 +49,7 @@ export async function startTestApi(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await close();
       if (!options.db) await db.drop();
+      await prism?.close(); // throws when Prism saw any contract violation
     },
   };
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Gate 4: spec lint and drift.
+#   1. openapi.yaml lints clean with Redocly (redocly.yaml): zero errors AND zero warnings.
+#   2. generated/ is regenerated from openapi.yaml in a temporary copy; any difference fails.
+#   3. Every operationId has a handler and every handler an operation (test/api/routing.test.ts,
+#      run here on its own; it also runs in the vitest step of `npm test`).
+#   4. No breaking change of openapi.yaml against the last commit (lib/check-breaking.ts;
+#      CONTRACT_BREAKING_BASE=<git ref> compares with another commit, e.g. origin/main).
+# (The served /openapi.json is compared with openapi.yaml by gate-schemathesis.sh, against the
+# real server it fuzzes.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p contract-tests/reports
+
+echo "-- Redocly lint (zero errors, zero warnings)"
+lint_json=contract-tests/reports/redocly-lint.json
+npx --no-install redocly lint openapi.yaml --format=json > "$lint_json" 2> contract-tests/reports/redocly-lint.stderr || true
+node -e '
+  const fs = require("node:fs");
+  let report;
+  try { report = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch (e) {
+    console.error("redocly lint produced no JSON report:\n" + fs.readFileSync(process.argv[2], "utf8")); process.exit(1);
+  }
+  const { errors, warnings } = report.totals;
+  for (const p of report.problems) console.error(`  ${p.severity} ${p.ruleId}: ${p.message} (${(p.location?.[0]?.pointer) ?? ""})`);
+  if (errors || warnings) { console.error(`openapi.yaml: ${errors} error(s), ${warnings} warning(s); run npx redocly lint openapi.yaml`); process.exit(1); }
+  console.log(`openapi.yaml lints clean (Redocly ${report.version}, ${report.totals.ignored} ignored)`);
+' "$lint_json" contract-tests/reports/redocly-lint.stderr
+
+echo "-- generated/ is what npm run generate makes of openapi.yaml"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+cp openapi.yaml package.json "$scratch/"
+[ -f redocly.yaml ] && cp redocly.yaml "$scratch/"
+ln -s "$PWD/node_modules" "$scratch/node_modules"
+mkdir -p "$scratch/generated"
+(cd "$scratch" && npm run --silent generate > generate.log 2>&1) || { cat "$scratch/generate.log"; echo "npm run generate failed" >&2; exit 1; }
+if ! diff -ru generated "$scratch/generated"; then
+  echo "generated/ differs from what openapi.yaml generates: run npm run generate and commit generated/" >&2
+  exit 1
+fi
+echo "generated/ is up to date"
+
+echo "-- every operationId routed to a handler, every handler an operation"
+npx --no-install vitest run test/api/routing.test.ts
+
+echo "-- no breaking change against ${CONTRACT_BREAKING_BASE:-HEAD}"
+npx --no-install tsx contract-tests/lib/check-breaking.ts --base "${CONTRACT_BREAKING_BASE:-HEAD}"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The contract gates (issue 4), in sequence; stops at the first that fails. Part of `npm test`
+# (scripts/test-all.sh). README "Contract gates" says what each proves and how to run one alone.
+#
+# Database: DATABASE_URL (the gates create and drop their own databases on that server), or,
+# without it, the embedded PostgreSQL in temporary directories. Reports: contract-tests/reports/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p contract-tests/reports
+
+started_all=$SECONDS
+gate() {
+  local title=$1
+  shift
+  local started=$SECONDS
+  printf '\n\033[1m---- contract gate: %s ----\033[0m\n' "$title"
+  if ! "$@"; then
+    printf '\n\033[1;31mCONTRACT GATE FAILED: %s (after %ss)\033[0m\n' "$title" "$((SECONDS - started))"
+    exit 1
+  fi
+  printf '\033[32mcontract gate passed: %s (%ss)\033[0m\n' "$title" "$((SECONDS - started))"
+}
+
+gate "setup: build for offerdesk serve, Schemathesis venv" \
+  bash -c 'node scripts/build-if-stale.mjs && bash contract-tests/install-schemathesis.sh'
+gate "spec lint and drift (Redocly, generated/, operationIds, breaking changes)" bash contract-tests/gate-spec.sh
+gate "Schemathesis fuzzing of the running server" bash contract-tests/gate-schemathesis.sh
+gate "planted defect: the Schemathesis gate fails on a broken server" bash contract-tests/gate-planted-defect.sh
+gate "Prism validation proxy in front of the HTTP suite" bash contract-tests/gate-prism.sh
+
+printf '\n\033[1;32mAll contract gates passed (%ss).\033[0m\n' "$((SECONDS - started_all))"

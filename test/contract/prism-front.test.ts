@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApi } from '../support/api-server.js';
+import type { WorkspaceFixture } from '../support/fixtures.js';
+
+/**
+ * The Prism gate (contract-tests/gate-prism.sh) is seen to fail on a planted defect: the real
+ * server with the test-only fault OFFERDESK_FAULT=drop-offer-title (src/config.ts) behind the
+ * Prism front of test/support/prism-proxy.ts. The fault is read when src/config.ts is first
+ * imported, so it is set before the dynamic imports below (each test file has its own modules).
+ */
+let api: TestApi;
+let ws: WorkspaceFixture;
+let offerId: string;
+let closing: Promise<void> | undefined;
+
+beforeAll(async () => {
+  process.env.OFFERDESK_FAULT = 'drop-offer-title';
+  process.env.OFFERDESK_TEST_PROXY = 'prism';
+  try {
+    const { startTestApi } = await import('../support/api-server.js');
+    const { workspaceWithKey } = await import('../support/fixtures.js');
+    const { createOffer } = await import('../../src/domain/offer-actions.js');
+    api = await startTestApi();
+    ws = await workspaceWithKey(api.db.sql, api.clock);
+    offerId = (await createOffer(api.db.sql, api.clock, { workspaceId: ws.workspaceId, title: 'Planted' })).id;
+  } finally {
+    delete process.env.OFFERDESK_FAULT;
+    delete process.env.OFFERDESK_TEST_PROXY;
+  }
+});
+afterAll(async () => {
+  await (closing ?? api.close()).catch(() => {});
+});
+
+const auth = () => ({ authorization: `Bearer ${ws.key}` });
+
+describe('the Prism front, with a server whose offers lack the required title', () => {
+  it('answers 500 VIOLATIONS to a response that breaks openapi.yaml', async () => {
+    const res = await fetch(`${api.baseUrl}/offers/${offerId}`, { headers: auth() });
+    expect(res.status).toBe(500);
+    const problem = (await res.json()) as { type: string; validation: { message: string }[] };
+    expect(problem.type).toBe('https://stoplight.io/prism/errors#VIOLATIONS');
+    expect(problem.validation.map((v) => v.message).join('\n')).toMatch(/required property 'title'/);
+  });
+
+  it('passes a response that keeps the contract unchanged', async () => {
+    const res = await fetch(`${api.baseUrl}/workspace`, { headers: auth() });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it("routes Prism's own refusals to the server: a missing key gets the server's 401", async () => {
+    const res = await fetch(`${api.baseUrl}/offers`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid API key.' } });
+  });
+
+  it("routes an unknown path to the server: SPEC.md's 404 not_found", async () => {
+    const res = await fetch(`${api.baseUrl}/nope`, { method: 'DELETE' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: { code: 'not_found', message: 'Resource not found.' } });
+  });
+
+  it('sends HEAD straight to the server (same status and headers as GET, no body)', async () => {
+    const res = await fetch(`${api.baseUrl}/workspace`, { method: 'HEAD', headers: auth() });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('fails the file on close, naming every violation seen', async () => {
+    closing = api.close();
+    await expect(closing).rejects.toThrow(/Prism found \d+ contract violation\(s\)[\s\S]*GET \/api\/v1\/offers\/[0-9a-f-]+: Prism VIOLATIONS/);
+  });
+});
