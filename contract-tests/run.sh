@@ -27,5 +27,6 @@ gate "spec lint and drift (Redocly, generated/, operationIds, breaking changes)"
 gate "Schemathesis fuzzing of the running server" bash contract-tests/gate-schemathesis.sh
 gate "planted defect: the Schemathesis gate fails on a broken server" bash contract-tests/gate-planted-defect.sh
 gate "Prism validation proxy in front of the HTTP suite" bash contract-tests/gate-prism.sh
+gate "webhooks against the contract (real HTTPS deliveries, Ajv 2020, standardwebhooks)" bash contract-tests/gate-webhooks.sh
 
 printf '\n\033[1;32mAll contract gates passed (%ss).\033[0m\n' "$((SECONDS - started_all))"
