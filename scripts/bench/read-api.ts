@@ -159,7 +159,9 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
         `${scenario.name.padEnd(18)} service ${s.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${s.p50Ms.toFixed(2)} p99 ${s.p99Ms.toFixed(2)} ms | ` +
           `baseline ${b.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${b.p50Ms.toFixed(2)} p99 ${b.p99Ms.toFixed(2)} ms | ratio ${row.ratio.toFixed(2)} | ` +
           `cpu/req ${s.serverCpuMsPerRequest?.toFixed(3)} vs ${b.serverCpuMsPerRequest?.toFixed(3)} ms` +
-          (statusesAsExpected ? '' : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}`),
+          (statusesAsExpected
+            ? ''
+            : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}, errors ${s.errors} / ${b.errors}, timeouts ${s.timeouts} / ${b.timeouts}`),
       );
     }
     const first = results.find((r) => r.name === 'offers-page-1')!;

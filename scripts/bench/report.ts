@@ -81,6 +81,54 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
       log(`  service peak RSS < ${TARGETS.rssMb} MB: ${f(read.servicePeakRssMb, 0)} MB  ${mark((read.servicePeakRssMb ?? Infinity) < TARGETS.rssMb)}`);
     }
   }
+  const w = results.webhooks;
+  if (w) {
+    log(`\nWebhook delivery (${options.webhooks.concurrency} concurrent attempts per worker, start limit lifted)`);
+    log(
+      table(
+        ['run', 'events', 'deliveries', 'per s', 'e2e p50 ms', 'e2e p99 ms', 'duplicates', 'stmts/delivery', 'tx/delivery'],
+        [
+          ['throughput, 1 worker', w.throughput],
+          ['latency (paced)', w.latency],
+          ['reference, 1 worker', w.failingEndpoints.reference],
+          ['with failing endpoints', w.failingEndpoints.withFailing],
+          ['scale-out, 2 workers', w.scaleOut.two],
+        ].map(([name, r]) => {
+          const run = r as WebhookResults['throughput'];
+          return [
+            name as string,
+            String(run.events),
+            String(run.deliveries),
+            f(run.perSecond),
+            f(run.e2eP50Ms),
+            f(run.e2eP99Ms),
+            String(run.duplicates),
+            f(run.statementsPerDelivery, 1),
+            f(run.transactionsPerDelivery, 2),
+          ];
+        }),
+      ),
+    );
+    log(`baseline sender (no database): ${f(w.baseline.perSecond)} deliveries/s over ${w.baseline.sent}`);
+    const fair = w.fairness;
+    if (!options.smoke) {
+      log('\ntargets:');
+      log(`  worker >= ${TARGETS.webhookRatio}x baseline sender: ${f(w.ratio, 2)}x  ${mark(w.ratio >= TARGETS.webhookRatio)}`);
+      log(`  e2e p50 < ${TARGETS.webhookP50Ms} ms when nothing is rate limited: ${f(w.latency.e2eP50Ms, 1)} ms  ${mark(w.latency.e2eP50Ms < TARGETS.webhookP50Ms)}`);
+      log(
+        `  failing (500) endpoints lower the others' rate by <= ${TARGETS.failingEndpointSlowdown * 100}%: ${f(w.failingEndpoints.slowdown * 100, 1)}% ` +
+          `(${w.failingEndpoints.withFailing.failingEndpoints} failing endpoints)  ${mark(w.failingEndpoints.slowdown <= TARGETS.failingEndpointSlowdown)}`,
+      );
+      log(`  two workers deliver each event once and faster: ${f(w.scaleOut.ratio, 2)}x, duplicates ${w.scaleOut.two.duplicates}  ${mark(w.scaleOut.ratio > 1 && w.scaleOut.two.duplicates === 0)}`);
+    } else {
+      log(`worker/baseline ${f(w.ratio, 2)}x, failing-endpoint slowdown ${f(w.failingEndpoints.slowdown * 100, 1)}%, two workers ${f(w.scaleOut.ratio, 2)}x`);
+    }
+    log(
+      `  fairness: ${fair.smallWorkspaces} small workspaces' ${fair.smallDeliveries} first attempts all done ${f(fair.smallFirstAttemptsMaxMs / 1000, 2)} s after commit ` +
+        `(p50 ${f(fair.smallFirstAttemptsP50Ms / 1000, 2)} s), beside ${fair.bigEventsCommitted} events of one workspace ` +
+        `(${fair.bigEventsTurnedIntoWebhooks} turned into webhooks; ${fair.bigEventsDroppedByLimit} dropped by SPEC.md's 1,000-waiting-events limit)`,
+    );
+  }
   log(
     `\ndurations: seed ${seed.seedSeconds === null ? 'reused' : `${f(seed.seedSeconds)} s`}, read ${f(results.durations.readSeconds)} s, ` +
       `webhooks ${f(results.durations.webhookSeconds)} s, total ${f(results.durations.totalSeconds)} s`,
@@ -96,6 +144,15 @@ export function sanityProblems(results: BenchResults): string[] {
       if (!(r.requests > 0 && r.requestsPerSecond > 0)) problems.push(`${s.name} ${side}: no requests completed`);
       if (!(r.p50Ms > 0 && r.p99Ms >= r.p50Ms)) problems.push(`${s.name} ${side}: latency percentiles not sane`);
     }
+  }
+  if (results.webhooks) {
+    const w = results.webhooks;
+    for (const [name, run] of [['throughput', w.throughput], ['latency', w.latency], ['reference', w.failingEndpoints.reference], ['scale-out', w.scaleOut.two]] as const) {
+      if (!(run.deliveries > 0 && run.perSecond > 0)) problems.push(`webhooks ${name}: nothing delivered`);
+      if (run.duplicates > 0) problems.push(`webhooks ${name}: ${run.duplicates} duplicate deliveries`);
+    }
+    if (!(w.baseline.ok > 0)) problems.push('webhooks baseline: nothing delivered');
+    if (w.fairness.smallDeliveries === 0) problems.push('webhooks fairness: no small-workspace delivery arrived');
   }
   return problems;
 }

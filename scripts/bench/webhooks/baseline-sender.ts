@@ -1,0 +1,59 @@
+import { loadConfig } from '../../../src/config.js';
+import { connect } from '../../../src/db/connect.js';
+import { createLogger } from '../../../src/log.js';
+import { decryptSecret, loadMasterKey } from '../../../src/webhooks/secrets.js';
+import { createWebhookSender } from '../../../src/webhooks/sender.js';
+
+/**
+ * The webhook baseline (issue 5): the same bodies to the same endpoints through the project's own
+ * sender (address check, signing, pinned keep-alive pools, the same headers) at the worker's
+ * concurrency, without the database: the deliveries, bodies and secrets are read before the clock
+ * starts, and nothing is recorded. Prints {"sent","ok","seconds","perSecond"}.
+ *
+ * Arguments: <deliveries to send> <concurrency>. Environment as for the worker.
+ */
+const [limitArg, concurrencyArg] = process.argv.slice(2);
+const limit = Number(limitArg);
+const concurrency = Number(concurrencyArg);
+const config = loadConfig();
+if (!config.databaseUrl) throw new Error('baseline-sender needs DATABASE_URL');
+const logger = createLogger('warn', 'offerdesk-bench-baseline-sender');
+const masterKey = loadMasterKey(config, logger);
+
+const sql = connect(config.databaseUrl, { max: 1, applicationName: 'offerdesk-bench-baseline-sender' });
+const rows = await sql<{ message_id: string; body: string; url: string; secret_sealed: Buffer }[]>`
+  select m.id as message_id, m.body, e.url, e.secret_sealed
+    from webhook_deliveries d
+    join webhook_messages m on m.id = d.message_id
+    join webhook_endpoints e on e.id = d.endpoint_id
+   where e.removed_at is null and e.url not like '%/fail/%'
+   order by d.created_at, d.id
+   limit ${limit}`;
+await sql.end();
+const secrets = new Map<string, string>();
+const jobs = rows.map((row) => {
+  let secret = secrets.get(row.url);
+  if (!secret) {
+    secret = decryptSecret(masterKey, row.secret_sealed);
+    secrets.set(row.url, secret);
+  }
+  return { url: row.url, secret, messageId: row.message_id, body: row.body };
+});
+
+const sender = createWebhookSender({ config: config.webhooks, logger });
+let next = 0;
+let ok = 0;
+const started = performance.now();
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++]!;
+      const outcome = await sender.send({ ...job, attemptAt: new Date(), customOfferDomains: [] });
+      if (outcome.ok) ok++;
+    }
+  }),
+);
+const seconds = (performance.now() - started) / 1000;
+await sender.close();
+process.stdout.write(`${JSON.stringify({ sent: jobs.length, ok, seconds, perSecond: jobs.length / seconds })}\n`);
+process.exit(0);

@@ -1,0 +1,114 @@
+import { systemClock } from '../../../src/clock.js';
+import type { Sql } from '../../../src/db/connect.js';
+import { createAccount, createWorkspace } from '../../../src/domain/accounts.js';
+import { seedOffers } from '../../../src/domain/seed.js';
+import { MAX_WORKSPACES_PER_ACCOUNT } from '../../../src/webhooks/policy.js';
+
+/**
+ * The webhook benchmark's workspaces: `count` small workspaces with a few seeded offers each, owned
+ * by enough accounts that none passes SPEC.md's 20-workspaces-per-account endpoint limit. Made once
+ * and reused (bench_webhook_setup). Each workspace also gets a list of candidate timeline entries
+ * with a webhook type (bench_webhook_candidates), which the benchmark's events point at: an outbox
+ * row is exactly what a product action commits (the row, no more), written here in bulk.
+ */
+export interface WebhookWorkspaces {
+  workspaces: { id: string; ownerId: string }[];
+}
+
+const OFFERS_PER_WORKSPACE = 20;
+/** Timeline types that have a webhook type (SPEC.md "Webhook event types"). */
+const WEBHOOK_TYPE_OF: Record<string, string> = {
+  sent: 'offer.sent',
+  viewed: 'offer.first_viewed',
+  accepted: 'offer.accepted',
+  withdrawn: 'offer.withdrawn',
+  expired: 'offer.expired',
+};
+
+export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (line: string) => void): Promise<WebhookWorkspaces> {
+  await sql`
+    create table if not exists bench_webhook_setup (
+      count int constraint bench_webhook_setup_pkey primary key,
+      record jsonb not null
+    )`;
+  const [kept] = await sql<{ record: WebhookWorkspaces }[]>`select record from bench_webhook_setup where count = ${count}`;
+  if (kept) return kept.record;
+
+  const started = performance.now();
+  const clock = systemClock;
+  const now = clock.now();
+  const owners: string[] = [];
+  const workspaces: WebhookWorkspaces['workspaces'] = [];
+  for (let i = 0; i < count; i++) {
+    if (i % MAX_WORKSPACES_PER_ACCOUNT === 0) {
+      const tag = `${Date.now().toString(36)}-${owners.length}`;
+      owners.push((await createAccount(sql, clock, { email: `hooks-${tag}@bench.offerdesk.example`, name: `Hooks Owner ${owners.length + 1}` })).id);
+    }
+    const ownerId = owners[owners.length - 1]!;
+    const { id } = await createWorkspace(sql, clock, { name: `Hooks ${i + 1}`, timezone: 'Europe/Berlin', currency: 'EUR', ownerAccountId: ownerId });
+    await seedOffers(sql, { workspaceId: id, offers: OFFERS_PER_WORKSPACE, randomSeed: 1000 + i, now });
+    workspaces.push({ id, ownerId });
+  }
+  await sql`
+    create table if not exists bench_webhook_candidates (
+      workspace_id uuid not null,
+      n int not null,
+      offer_id uuid not null,
+      sequence int not null,
+      type text not null,
+      occurred_at timestamptz(3) not null,
+      constraint bench_webhook_candidates_pkey primary key (workspace_id, n)
+    )`;
+  await sql`
+    insert into bench_webhook_candidates (workspace_id, n, offer_id, sequence, type, occurred_at)
+    select o.workspace_id,
+           (row_number() over (partition by o.workspace_id order by e.offer_id, e.sequence) - 1)::int,
+           e.offer_id, e.sequence, (${sql.json(WEBHOOK_TYPE_OF)}::jsonb ->> e.type), e.occurred_at
+      from offers o
+      join offer_events e on e.offer_id = o.id
+     where o.workspace_id = any (${workspaces.map((w) => w.id)}::uuid[])
+       and e.type = any (${Object.keys(WEBHOOK_TYPE_OF)}::text[])`;
+  const record: WebhookWorkspaces = { workspaces };
+  await sql`insert into bench_webhook_setup (count, record) values (${count}, ${sql.json(record as never)})`;
+  log(`made ${count} webhook workspaces with ${OFFERS_PER_WORKSPACE} offers each in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return record;
+}
+
+/**
+ * A clean slate for one measured run: no outbox rows, messages, deliveries or attempts. The
+ * periodic jobs are pushed a day ahead: the expiry job would otherwise rewrite the read benchmark's
+ * seeded "sent, past deadline" offers (and queue their offer.expired events) in the middle of a run.
+ */
+export async function clearDeliveries(sql: Sql): Promise<void> {
+  await sql`truncate webhook_outbox, webhook_attempts, webhook_deliveries, webhook_messages`;
+  await sql`
+    insert into worker_jobs (name, next_run_at)
+    select name, now() + interval '1 day' from unnest(array['expire-offers', 'webhook-log-retention']) as name
+    on conflict (name) do update set next_run_at = excluded.next_run_at`;
+}
+
+/** Forgets every endpoint and the fairness queue (endpoints are made again for each benchmark). */
+export async function clearEndpoints(sql: Sql): Promise<void> {
+  await clearDeliveries(sql);
+  await sql`truncate webhook_endpoints, webhook_workspace_state cascade`;
+}
+
+/**
+ * Writes `perWorkspace[i]` outbox rows for workspace i in one transaction, as committed product
+ * actions would, and returns the wall-clock time right after the commit (the start of end-to-end
+ * latency) with the rows' ids.
+ */
+export async function commitEvents(
+  sql: Sql,
+  events: { workspaceId: string; count: number }[],
+): Promise<{ committedAt: number; ids: string[] }> {
+  const rows = await sql<{ id: string }[]>`
+    insert into webhook_outbox (workspace_id, type, offer_id, offer_sequence, occurred_at, available_at, created_at)
+    select c.workspace_id, c.type, c.offer_id, c.sequence, c.occurred_at, now(), now()
+      from unnest(${events.map((e) => e.workspaceId)}::uuid[], ${events.map((e) => e.count)}::int[]) as w(workspace_id, count)
+      cross join lateral (select count(*)::int as k from bench_webhook_candidates k where k.workspace_id = w.workspace_id) m
+      cross join lateral generate_series(0, w.count - 1) as g(i)
+      join bench_webhook_candidates c on c.workspace_id = w.workspace_id and c.n = g.i % m.k
+    returning id`;
+  return { committedAt: performance.timeOrigin + performance.now(), ids: rows.map((r) => r.id) };
+}
