@@ -5,9 +5,12 @@
 #   bash contract-tests/gate-schemathesis.sh --attached # inside with-server.ts (CONTRACT_* set)
 #
 # Every check (contract-tests/schemathesis.toml), the examples, coverage, fuzzing and stateful
-# (openapi.yaml has links) phases, deterministic generation, no example database, bounded by
-# --max-examples and a time budget (CONTRACT_FUZZ_SECONDS, default 120), JUnit report in
-# contract-tests/reports/. Exit 0 only with zero failures.
+# (openapi.yaml has links) phases, deterministic generation (which implies no example database;
+# Schemathesis refuses --generation-database with it, and the crash cache is off in the config;
+# --seed is recorded, though deterministic generation does not need it), bounded by
+# --max-examples per operation and round and a time budget (CONTRACT_FUZZ_SECONDS, default 120)
+# that fuzzing and stateful rounds fill. JUnit report in contract-tests/reports/. Exit 0 only
+# with zero failures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -22,6 +22,9 @@ fi
 echo "installing Schemathesis into $venv"
 rm -rf "$venv"
 "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements"
+# (Machines whose pip config lists index directories that do not exist make pip warn once per
+# package; those lines say nothing about this install and are dropped.)
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements" \
+  2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 "$venv/bin/schemathesis" --version
 echo "$wanted" > "$stamp"
