@@ -53,11 +53,18 @@ try {
   }
 
   let webhooks: WebhookResults | null = null;
+  let webhookError: string | null = null;
   let webhookSeconds: number | null = null;
   if (options.only !== 'read') {
     log('\nwebhook delivery: worker vs baseline sender');
     const started = performance.now();
-    webhooks = await runWebhookBenchmark(db, seeded, { ...options.webhooks, workDir, log });
+    try {
+      webhooks = await runWebhookBenchmark(db, seeded, { ...options.webhooks, workDir, log });
+    } catch (error) {
+      // The read results of this run are still worth keeping; the problem is reported below.
+      log(`webhook benchmark failed: ${(error as Error).stack ?? String(error)}`);
+      webhookError = (error as Error).message;
+    }
     webhookSeconds = (performance.now() - started) / 1000;
   }
 
@@ -69,6 +76,7 @@ try {
     seed: { ...options.seed, ...seeded },
     read,
     webhooks,
+    webhookError,
     durations: {
       seedSeconds: seeded.seedSeconds,
       readSeconds,

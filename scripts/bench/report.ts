@@ -11,6 +11,7 @@ export interface BenchResults {
   seed: Record<string, unknown> & { offers: number; events: number; seedSeconds: number | null; originalSeedSeconds: number };
   read: ReadResults | null;
   webhooks: WebhookResults | null;
+  webhookError: string | null;
   durations: { seedSeconds: number | null; readSeconds: number | null; webhookSeconds: number | null; totalSeconds: number };
 }
 
@@ -138,6 +139,7 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
 /** What the smoke run checks: everything ran and the numbers are sane. Returns the problems. */
 export function sanityProblems(results: BenchResults): string[] {
   const problems: string[] = [];
+  if (results.webhookError) problems.push(`webhooks: ${results.webhookError}`);
   for (const s of results.read?.scenarios ?? []) {
     if (!s.statusesAsExpected) problems.push(`${s.name}: unexpected statuses or errors`);
     for (const [side, r] of [['service', s.service], ['baseline', s.baseline]] as const) {

@@ -79,6 +79,7 @@ export interface WebhookResults {
 
 const STALL_TIMEOUT_MS = 60_000;
 const POLL_MS = 200;
+const PROGRESS_LOG_MS = 15_000;
 const LIFTED_STARTS = '1000000000';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const wallNow = () => performance.timeOrigin + performance.now();
@@ -172,9 +173,10 @@ async function xactCommits(sql: Sql): Promise<number> {
 }
 
 /** Waits until every event is out of the outbox and every delivery has had its first attempt. */
-async function waitForFirstAttempts(sql: Sql, receiver: Receiver, workspaceIds?: string[]): Promise<void> {
+async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (line: string) => void, workspaceIds?: string[]): Promise<void> {
   let lastProgress = Date.now();
-  let lastCount = -1;
+  let lastState = '';
+  let lastLog = Date.now();
   for (;;) {
     await sleep(POLL_MS);
     const [row] = workspaceIds
@@ -187,11 +189,17 @@ async function waitForFirstAttempts(sql: Sql, receiver: Receiver, workspaceIds?:
                + (select count(*) from webhook_deliveries where status in ('pending', 'sending') and attempt_count = 0) as open`;
     if (Number(row!.open) === 0) return;
     const { requests } = await receiver.summary();
-    if (requests !== lastCount) {
-      lastCount = requests;
+    // Progress is an arrival or a fan-out step (events leaving the outbox become deliveries).
+    const state = `${requests}/${row!.open}`;
+    if (state !== lastState) {
+      lastState = state;
       lastProgress = Date.now();
     } else if (Date.now() - lastProgress > STALL_TIMEOUT_MS) {
       throw new Error(`webhook delivery stalled: ${row!.open} events or first attempts still open`);
+    }
+    if (Date.now() - lastLog > PROGRESS_LOG_MS) {
+      lastLog = Date.now();
+      log(`  ... ${requests} requests at the receiver, ${row!.open} events in the outbox or first attempts open`);
     }
   }
 }
@@ -244,7 +252,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
       const fleet = await startWorkers(workers, env, options.workDir);
       const commitsBefore = await xactCommits(sql);
       const { committedAt, ids } = await commitEvents(sql, events);
-      await waitForFirstAttempts(sql, receiver);
+      await waitForFirstAttempts(sql, receiver, log);
       const commitsAfter = await xactCommits(sql);
       const counts = await fleet.stop();
       const [attempted] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts`;
@@ -301,7 +309,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
       const wait = t0 + (i + 1) * interval - performance.now();
       if (wait > 0) await sleep(wait);
     }
-    await waitForFirstAttempts(sql, receiver);
+    await waitForFirstAttempts(sql, receiver, log);
     const latencyCounts = await fleet.stop();
     const lat = (await receiver.arrivals()).map(([key, , at]) => at - committed.get(key.slice(key.indexOf(' ') + 1))!);
     const [latAttempts] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts`;
@@ -344,7 +352,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
     const fairFleet = await startWorkers(1, env, options.workDir);
     const bigCommit = await commitEvents(sql, [{ workspaceId: big.id, count: options.fairnessBigEvents }]);
     const smallCommit = await commitEvents(sql, small.map((ws) => ({ workspaceId: ws.id, count: options.fairnessSmallEvents })));
-    await waitForFirstAttempts(sql, receiver, small.map((ws) => ws.id));
+    await waitForFirstAttempts(sql, receiver, log, small.map((ws) => ws.id));
     const arrivals = await receiver.arrivals();
     await fairFleet.stop();
     const smallIds = new Set(smallCommit.ids);
