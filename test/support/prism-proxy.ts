@@ -93,9 +93,11 @@ export async function startPrismFront(serverOrigin: string): Promise<PrismFront>
         send(res, await forward(req, body, serverOrigin, url));
         return;
       }
-      if (problem) violations.push(`${req.method} ${url}: Prism ${problem}: ${viaPrism.body.toString('utf8')}`);
+      // An error answer (500 VIOLATIONS with --errors) or, for violations Prism only warns about,
+      // the sl-violations header it adds to the passed-through answer.
       const reported = viaPrism.headers['sl-violations'];
-      if (reported) violations.push(`${req.method} ${url}: sl-violations ${String(reported)}`);
+      if (problem) violations.push(`${req.method} ${url}: Prism ${problem}: ${viaPrism.body.toString('utf8')}`);
+      else if (reported) violations.push(`${req.method} ${url}: sl-violations ${String(reported)}`);
       send(res, viaPrism);
     })().catch((error) => fail(res, error));
   });
