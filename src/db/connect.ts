@@ -9,6 +9,8 @@ export interface ConnectOptions {
   max?: number;
   /** Application name shown in pg_stat_activity, so operators can tell API, worker and CLI apart. */
   applicationName?: string;
+  /** Called for every query sent (postgres.js `debug`): query logging, round-trip counting. */
+  debug?: (connection: number, query: string, parameters: unknown[]) => void;
 }
 
 /**
@@ -19,6 +21,7 @@ export function connect(url: string, options: ConnectOptions = {}): Sql {
   return postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
+    debug: options.debug,
     connection: { application_name: options.applicationName ?? 'offerdesk', TimeZone: 'UTC' },
     types: {
       // int8 columns (money amounts) are bounded to 2^53-1 by CHECK constraints, so a JS number

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import postgres from 'postgres';
-import type { Sql } from '../../src/db/connect.js';
+import { connect, type Sql } from '../../src/db/connect.js';
 import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
@@ -19,13 +18,12 @@ let counting: Sql;
 
 beforeAll(async () => {
   db = await freshDatabase();
-  counting = postgres(db.url, {
+  counting = connect(db.url, {
     max: 4,
-    connection: { TimeZone: 'UTC' },
     debug: () => {
       queries += 1;
     },
-  }) as unknown as Sql;
+  });
   api = await startTestApi({ db: { ...db, sql: counting } });
   ws = await workspaceWithKey(db.sql, api.clock);
   offerId = (await createOffer(db.sql, api.clock, { workspaceId: ws.workspaceId, title: 'Counted' })).id;
