@@ -4,7 +4,6 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { coerceError, type Logger } from '../log.js';
-import { firstValues } from './admission/query.js';
 import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
 import { loadCursorCodec } from './cursor.js';
 import { reply } from './errors.js';
@@ -31,12 +30,6 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   const limits = deps.limits ?? createRateLimits(config, logger);
   const cursors = await loadCursorCodec(sql);
   const { api } = createOperations({ sql, clock, cursors, limits, logger });
-  const declaredQuery = new Map(
-    api.getOperations().map((op) => [
-      op.operationId,
-      new Set(((op.parameters ?? []) as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name)),
-    ]),
-  );
 
   const app = express();
   app.disable('x-powered-by');
@@ -57,22 +50,11 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
 
   app.use(BASE_PATH, async (req: Request, res: Response) => {
     const queryAt = req.originalUrl.indexOf('?');
-    const rawQuery = queryAt === -1 ? '' : req.originalUrl.slice(queryAt + 1);
-    const method = req.method.toLowerCase();
-    const operation = api.matchOperation({ method, path: req.path, headers: {} });
-    const declared = (operation && declaredQuery.get(operation.operationId)) || new Set<string>();
+    // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
+    res.locals.rawQuery = queryAt === -1 ? '' : req.originalUrl.slice(queryAt + 1);
+    res.locals.apiRequest = { method: req.method.toLowerCase(), path: req.path, query: {}, headers: req.headers };
     try {
-      await api.handleRequest(
-        {
-          method,
-          path: req.path,
-          // limit may be a number here (see admission/query.ts); openapi-backend passes values through.
-          query: firstValues(rawQuery, declared) as Record<string, string>,
-          headers: req.headers as Record<string, string>,
-        },
-        req,
-        res,
-      );
+      await api.handleRequest(res.locals.apiRequest, req, res);
     } catch (error) {
       failed(res, logger, error);
     }

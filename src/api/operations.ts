@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context, type Document, type Handler } from 'openapi-backend';
 import type { Logger } from '../log.js';
 import { admit, Refusal } from './admission/admit.js';
+import { firstValues } from './admission/query.js';
 import type { RateLimits } from './admission/rate-limits.js';
 import { reply } from './errors.js';
 import { loadOpenApiDocument } from './openapi-document.js';
@@ -41,6 +42,16 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
 
   api.registerSecurityHandler('bearerAuth', (_c: Context, req: Request, res: Response) => admit(req, res, deps.limits));
   api.init();
+  // The router rebuilds its operation list (a lodash chain over the document) on every call, and
+  // matching calls it twice per request. The document never changes after init, so build it once.
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
+  const declaredQuery = new Map(
+    operations.map((op) => [
+      op.operationId,
+      new Set(((op.parameters ?? []) as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name)),
+    ]),
+  );
 
   const handlers: Record<string, Handler> = {
     ...workspaceHandlers(deps),
@@ -52,6 +63,15 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
   api.register({
     ...handlers,
     ...fallbackHandlers,
+    // SPEC.md "Pagination rules" 3: only the matched operation's own query parameters, first value
+    // each, go on to validation and the handler; unknown ones are ignored. Validation reads the
+    // request object given to handleRequest (see app.ts), so its query is replaced in place.
+    postRoutingHandler: (c: Context, _req: Request, res: Response) => {
+      if (!c.operation) return;
+      const request = res.locals.apiRequest as { query: Record<string, string | number> };
+      request.query = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
+      c.request.query = request.query as Record<string, string>;
+    },
     unauthorizedHandler: (c: Context, _req: Request, res: Response) => {
       const failure = (c.security?.bearerAuth as { error?: unknown } | undefined)?.error;
       if (failure instanceof Refusal) return failure.answer(res);

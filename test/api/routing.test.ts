@@ -64,7 +64,10 @@ describe('routing by operationId on the 3.1 document', () => {
     const concretePath = path.replace('{id}', '0b9f4c1e-1d2a-4c55-9a57-4f1c2d3e4f50');
     const res = fakeResponse();
     const req = { ip: '127.0.0.1', originalUrl: `/api/v1${concretePath}`, headers: {} } as unknown as Request;
-    await api.handleRequest({ method, path: concretePath, query: {}, headers: {} }, req, res);
+    const request = { method, path: concretePath, query: {}, headers: {} };
+    res.locals.apiRequest = request; // as app.ts hands it over
+    res.locals.rawQuery = '';
+    await api.handleRequest(request, req, res);
     // Key-protected reads stop at the missing key (401) before their handler; everything else runs it.
     if (res.statusCode === 401) {
       expect(['get', 'head']).toContain(method);
@@ -80,7 +83,7 @@ function fakeResponse(): Response {
   const res = {
     statusCode: 200,
     headersSent: false,
-    locals: {},
+    locals: {} as Record<string, unknown>,
     status(code: number) {
       res.statusCode = code;
       return res;
