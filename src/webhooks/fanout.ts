@@ -78,7 +78,11 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
     const subscribed = rows.filter((row) => endpointsByRow.has(row.id));
     result.unsubscribed = rows.length - subscribed.length;
 
-    const waiting = await countWaitingEvents(tx, [...new Set(subscribed.map((row) => row.workspace_id))]);
+    const waiting = await countWaitingEvents(
+      tx,
+      [...new Set(subscribed.map((row) => row.workspace_id))],
+      MAX_WAITING_EVENTS_PER_WORKSPACE,
+    );
     const kept: OutboxRow[] = [];
     for (const row of subscribed) {
       const count = waiting.get(row.workspace_id) ?? 0;
