@@ -1,9 +1,18 @@
+import type { ClaimedDelivery } from './sql/claimDeliveries.js';
 import type { EngineDeps } from './deps.js';
-import { attemptDelivery, claimBatch } from './dispatch.js';
+import { attemptDelivery, claimBatch, type ClaimedBatch } from './dispatch.js';
 import { fanOutOnce, type FanOutResult } from './fanout.js';
 import { runDueJobs, PERIODIC_JOBS, type PeriodicJob } from './jobs.js';
 import type { DeliveryOutcome } from './outcome.js';
 import { FANOUT_BATCH_SIZE } from './policy.js';
+
+/** One round of the worker loop: one fan-out batch, then a claim (see WebhookEngine.step). */
+export interface EngineStep {
+  fanOut: FanOutResult;
+  /** Another fan-out batch is due at once: this one was full and no other worker held the lock. */
+  moreToFanOut: boolean;
+  claimed: ClaimedBatch;
+}
 
 /**
  * The engine as step functions over injected time: tests drive each step with a ManualClock and
@@ -14,6 +23,16 @@ export interface WebhookEngine {
   fanOut(): Promise<FanOutResult[]>;
   /** Claims up to `slots` due deliveries (default: the worker concurrency) and attempts them all. */
   dispatchOnce(slots?: number): Promise<DeliveryOutcome[]>;
+  /**
+   * One round of the worker loop: at most one fan-out batch, then a claim of up to `slots` due
+   * deliveries, which the caller attempts (`attempt`). A backlog in the outbox is worked off one
+   * batch per round, so deliveries already due keep being claimed in between: a burst of one
+   * workspace's events never holds back the deliveries of others (SPEC.md "Events" rule 4 and
+   * "Webhook limits": round-robin). Slots 0 only fans out.
+   */
+  step(slots: number): Promise<EngineStep>;
+  /** One attempt of a delivery claimed by `step`, and its consequence. */
+  attempt(claimed: ClaimedDelivery, customOfferDomains: string[]): Promise<DeliveryOutcome>;
   /** Runs the periodic jobs whose period has come. */
   runDueJobs(jobs?: readonly PeriodicJob[]): Promise<string[]>;
   readonly deps: EngineDeps;
@@ -27,15 +46,27 @@ export function createWebhookEngine(deps: EngineDeps): WebhookEngine {
       for (;;) {
         const round = await fanOutOnce(deps);
         rounds.push(round);
-        if (round.busy || round.taken < FANOUT_BATCH_SIZE) return rounds;
+        if (!isFullRound(round)) return rounds;
       }
     },
     async dispatchOnce(slots = deps.settings.concurrency) {
       const batch = await claimBatch(deps, slots);
       return Promise.all(batch.deliveries.map((d) => attemptDelivery(deps, d, batch.customOfferDomains)));
     },
+    async step(slots) {
+      const fanOut = await fanOutOnce(deps);
+      const claimed = slots > 0 ? await claimBatch(deps, slots) : { deliveries: [], customOfferDomains: [] };
+      return { fanOut, moreToFanOut: isFullRound(fanOut), claimed };
+    },
+    attempt(claimed, customOfferDomains) {
+      return attemptDelivery(deps, claimed, customOfferDomains);
+    },
     runDueJobs(jobs = PERIODIC_JOBS) {
       return runDueJobs(deps, jobs);
     },
   };
+}
+
+function isFullRound(round: FanOutResult): boolean {
+  return !round.busy && round.taken >= FANOUT_BATCH_SIZE;
 }

@@ -69,3 +69,13 @@ export const DEFAULT_LEASE_MS = 60 * SECOND;
 export function maxInFlightPerEndpoint(workerConcurrency: number): number {
   return Math.max(1, Math.floor(workerConcurrency / 4));
 }
+
+/**
+ * A worker claims again once at least this many of its attempt slots are free (half its
+ * concurrency), so one claim statement fills a batch of slots instead of one per finished
+ * attempt. Fewer free slots are claimed for at the next poll (POLL_INTERVAL_MS after the last
+ * claim), so no slot sits idle longer than that while deliveries are due.
+ */
+export function claimWhenFreeSlots(workerConcurrency: number): number {
+  return Math.max(1, Math.ceil(workerConcurrency / 2));
+}

@@ -3,9 +3,8 @@ import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { coerceError, type Logger } from '../log.js';
 import type { EngineDeps } from './deps.js';
-import { attemptDelivery, claimBatch } from './dispatch.js';
 import { createWebhookEngine } from './engine.js';
-import { JOBS_CHECK_INTERVAL_MS, POLL_INTERVAL_MS } from './policy.js';
+import { claimWhenFreeSlots, JOBS_CHECK_INTERVAL_MS, POLL_INTERVAL_MS } from './policy.js';
 import { loadMasterKey } from './secrets.js';
 import { createWebhookSender, type WebhookSender } from './sender.js';
 
@@ -51,7 +50,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const inFlight = new Set<Promise<unknown>>();
   let stopping = false;
   let wake: (() => void) | null = null;
+  // A nudge that arrives while a step runs (an outbox commit, slots freed) is kept, so the loop
+  // goes on at once instead of sleeping through it.
+  let nudged = false;
   const nudge = () => {
+    nudged = true;
     const w = wake;
     wake = null;
     w?.();
@@ -67,17 +70,28 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   // worker_jobs decides which worker runs a job; looking at it every few seconds is plenty.
   let nextJobsCheck = 0;
-  async function step(): Promise<void> {
+  const claimThreshold = claimWhenFreeSlots(deps.settings.concurrency);
+  let lastClaimAt = Number.NEGATIVE_INFINITY;
+  const freeSlots = () => deps.settings.concurrency - inFlight.size;
+
+  /**
+   * One round: at most one fan-out batch, then a claim when enough slots are free (see
+   * claimWhenFreeSlots). Returns true when more fan-out is due at once, so the loop goes on
+   * without waiting; claims keep running between the batches of a large outbox backlog.
+   */
+  async function step(): Promise<boolean> {
     if (Date.now() >= nextJobsCheck) {
       nextJobsCheck = Date.now() + JOBS_CHECK_INTERVAL_MS;
       await engine.runDueJobs();
     }
-    await engine.fanOut();
-    const slots = deps.settings.concurrency - inFlight.size;
-    if (slots <= 0 || stopping) return;
-    const batch = await claimBatch(deps, slots);
-    for (const claimed of batch.deliveries) {
-      const attempt = attemptDelivery(deps, claimed, batch.customOfferDomains)
+    const free = stopping ? 0 : freeSlots();
+    const claimNow = free >= claimThreshold || (free > 0 && Date.now() - lastClaimAt >= POLL_INTERVAL_MS);
+    if (claimNow) lastClaimAt = Date.now();
+    const round = await engine.step(claimNow ? free : 0);
+    const { deliveries, customOfferDomains } = round.claimed;
+    for (const claimed of deliveries) {
+      const attempt = engine
+        .attempt(claimed, customOfferDomains)
         .then((outcome) => logger.debug({ outcome }, 'webhook attempt done'))
         .catch((thrown) =>
           // The attempt's outcome could not be stored; the lease expires and another attempt follows.
@@ -85,21 +99,26 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         )
         .finally(() => {
           inFlight.delete(attempt);
-          nudge();
+          // Wake the loop for a batch claim; single free slots wait for the next poll.
+          if (freeSlots() >= claimThreshold) nudge();
         });
       inFlight.add(attempt);
     }
+    return round.moreToFanOut;
   }
 
   const loop = (async () => {
     logger.info({ concurrency: deps.settings.concurrency }, 'webhook worker started');
     while (!stopping) {
+      let moreToFanOut = false;
+      nudged = false;
       try {
-        await step();
+        moreToFanOut = await step();
       } catch (thrown) {
         logger.error({ err: coerceError(thrown) }, 'webhook worker step failed');
       }
       if (stopping) break;
+      if (moreToFanOut || nudged) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_INTERVAL_MS);
         wake = () => {
