@@ -4,7 +4,6 @@ import { attemptDelivery, claimBatch, type ClaimedBatch } from './dispatch.js';
 import { fanOutOnce, type FanOutResult } from './fanout.js';
 import { runDueJobs, PERIODIC_JOBS, type PeriodicJob } from './jobs.js';
 import type { DeliveryOutcome } from './outcome.js';
-import { FANOUT_BATCH_SIZE } from './policy.js';
 
 /** One round of the worker loop: one fan-out batch, then a claim (see WebhookEngine.step). */
 export interface EngineStep {
@@ -68,5 +67,5 @@ export function createWebhookEngine(deps: EngineDeps): WebhookEngine {
 }
 
 function isFullRound(round: FanOutResult): boolean {
-  return !round.busy && round.taken >= FANOUT_BATCH_SIZE;
+  return !round.busy && round.more;
 }

@@ -4,6 +4,7 @@ import { eventBody, fitsBodyLimit } from './body.js';
 import type { EngineDeps } from './deps.js';
 import {
   FANOUT_BATCH_SIZE,
+  FANOUT_ROWS_PER_WORKSPACE,
   MAX_ATTEMPTS,
   MAX_OPEN_DELIVERIES_PER_ENDPOINT,
   MAX_WAITING_EVENTS_PER_WORKSPACE,
@@ -30,6 +31,8 @@ export interface FanOutResult {
   unsubscribed: number;
   /** Another worker was fanning out; nothing was done. */
   busy: boolean;
+  /** The batch was full, or a workspace gave its whole share: more rows are probably due. */
+  more: boolean;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
     droppedWaiting: 0,
     unsubscribed: 0,
     busy: false,
+    more: false,
   };
   const dropped: OutboxRow[] = [];
   await deps.sql.begin(async (tx) => {
@@ -65,9 +69,12 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
       result.busy = true;
       return;
     }
-    const rows = await takeDueOutbox(tx, now, FANOUT_BATCH_SIZE);
+    const rows = await takeDueOutbox(tx, now, FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE);
     if (rows.length === 0) return;
     result.taken = rows.length;
+    const perWorkspace = new Map<string, number>();
+    for (const row of rows) perWorkspace.set(row.workspace_id, (perWorkspace.get(row.workspace_id) ?? 0) + 1);
+    result.more = rows.length >= FANOUT_BATCH_SIZE || [...perWorkspace.values()].some((n) => n >= FANOUT_ROWS_PER_WORKSPACE);
 
     const endpointsByRow = new Map<string, string[]>();
     for (const sub of await findSubscribedEndpoints(tx, rows.map((row) => row.id))) {

@@ -49,6 +49,8 @@ export const RETENTION_BATCH_SIZE = 5_000;
 
 /** Outbox rows turned into messages per fan-out transaction. */
 export const FANOUT_BATCH_SIZE = 200;
+/** Most rows one workspace gives to a fan-out batch, so a backlog never holds back others. */
+export const FANOUT_ROWS_PER_WORKSPACE = 50;
 /** How long an idle worker waits before looking for work again (outbox inserts also wake it). */
 export const POLL_INTERVAL_MS = 250;
 /** How often a worker asks whether a periodic job is due (wall time; the jobs' periods are far longer). */

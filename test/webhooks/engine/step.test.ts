@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FANOUT_BATCH_SIZE } from '../../../src/webhooks/policy.js';
+import { FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE } from '../../../src/webhooks/policy.js';
 import { endpoint, manyEvents, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture({ concurrency: 8 });
@@ -23,17 +23,45 @@ describe('worker step (one fan-out batch, then a claim)', () => {
     expect(await outboxRows()).toBeGreaterThan(0);
   });
 
-  it('fans out at most one batch per step and says whether more is due', async () => {
+  it('fans out at most one batch per step, at most one share per workspace, and says whether more is due', async () => {
     const ws = await workspace(f);
     await endpoint(f, ws);
-    await manyEvents(f, ws.workspaceId, FANOUT_BATCH_SIZE + 50);
+    await manyEvents(f, ws.workspaceId, FANOUT_ROWS_PER_WORKSPACE + 10);
 
     const first = await f.engine.step(0);
     const second = await f.engine.step(0);
 
-    expect([first.fanOut.taken, first.moreToFanOut]).toEqual([FANOUT_BATCH_SIZE, true]);
-    expect([second.fanOut.taken, second.moreToFanOut]).toEqual([50, false]);
+    expect([first.fanOut.taken, first.moreToFanOut]).toEqual([FANOUT_ROWS_PER_WORKSPACE, true]);
+    expect([second.fanOut.taken, second.moreToFanOut]).toEqual([10, false]);
     expect(first.claimed.deliveries).toEqual([]);
+  });
+
+  it('fills a batch from several workspaces', async () => {
+    const count = Math.ceil(FANOUT_BATCH_SIZE / FANOUT_ROWS_PER_WORKSPACE) + 1;
+    for (let i = 0; i < count; i++) {
+      const ws = await workspace(f);
+      await endpoint(f, ws);
+      await manyEvents(f, ws.workspaceId, FANOUT_ROWS_PER_WORKSPACE);
+    }
+    const first = await f.engine.step(0);
+    expect([first.fanOut.taken, first.moreToFanOut]).toEqual([FANOUT_BATCH_SIZE, true]);
+  });
+
+  it("fans out a workspace's new event in the next step, behind another workspace's older backlog", async () => {
+    const big = await workspace(f);
+    await endpoint(f, big, { url: 'https://hooks.test/big' });
+    await manyEvents(f, big.workspaceId, 4 * FANOUT_BATCH_SIZE);
+    f.clock.advance(1000);
+    const small = await workspace(f);
+    await endpoint(f, small, { url: 'https://other.test/small' });
+    await sentOffer(f, small.workspaceId);
+
+    await f.engine.step(0);
+
+    const [row] = await f.sql<{ n: number }[]>`
+      select count(*)::int as n from webhook_messages m where m.workspace_id = ${small.workspaceId}::uuid`;
+    expect(row!.n).toBe(1);
+    expect(await outboxRows()).toBeGreaterThan(0);
   });
 
   it('claims deliveries fanned out in the same step', async () => {
