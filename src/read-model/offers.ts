@@ -134,10 +134,24 @@ export async function listOffers(
 ): Promise<OfferPage> {
   const { workspaceId, status, after, limit, now } = input;
   const columns = offerColumns(sql, now);
-  const beyond = after
-    ? sql`and (o.created_at, o.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
-    : sql``;
+  const beyond = (alias: string) =>
+    after
+      ? sql`and (${sql(alias)}.created_at, ${sql(alias)}.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+      : sql``;
   const take = limit + 1;
+  /**
+   * Sent offers on one side of their deadline. The page's ids come from an index-only scan of
+   * offers_sent_list_idx (it covers expires_at), and only those rows are read: a plain index scan
+   * would fetch the table row of every sent offer it passes just to test the deadline.
+   */
+  const sentPage = (deadline: ReturnType<typeof sql>) => sql`
+    select ${columns}
+      from (select k.id from offers k
+             where k.workspace_id = ${workspaceId}::uuid and k.status = 'sent' and ${deadline} ${beyond('k')}
+             order by k.created_at desc, k.id desc
+             limit ${take}) page_ids
+      join offers o on o.id = page_ids.id
+     order by o.created_at desc, o.id desc`;
   let rows: OfferRow[];
   if (status === 'expired') {
     // Two index-ordered streams, each at most n + 1 rows, merged: offers the expiry job has
@@ -145,25 +159,20 @@ export async function listOffers(
     rows = await sql<OfferRow[]>`
       select * from (
         (select ${columns} from offers o
-          where o.workspace_id = ${workspaceId}::uuid and o.status = 'expired' ${beyond}
+          where o.workspace_id = ${workspaceId}::uuid and o.status = 'expired' ${beyond('o')}
           order by o.created_at desc, o.id desc limit ${take})
         union all
-        (select ${columns} from offers o
-          where o.workspace_id = ${workspaceId}::uuid and o.status = 'sent' and o.expires_at <= ${now} ${beyond}
-          order by o.created_at desc, o.id desc limit ${take})
+        (${sentPage(sql`k.expires_at <= ${now}`)})
       ) page
       order by page.position::timestamptz desc, page.id desc
       limit ${take}`;
+  } else if (status === 'sent') {
+    rows = await sql<OfferRow[]>`${sentPage(sql`k.expires_at > ${now}`)}`;
   } else {
-    const filter =
-      status === null
-        ? sql``
-        : status === 'sent'
-          ? sql`and o.status = 'sent' and o.expires_at > ${now}`
-          : sql`and o.status = ${status}`;
+    const filter = status === null ? sql`` : sql`and o.status = ${status}`;
     rows = await sql<OfferRow[]>`
       select ${columns} from offers o
-      where o.workspace_id = ${workspaceId}::uuid ${filter} ${beyond}
+      where o.workspace_id = ${workspaceId}::uuid ${filter} ${beyond('o')}
       order by o.created_at desc, o.id desc
       limit ${take}`;
   }

@@ -86,6 +86,36 @@ describe('keyset pagination of GET /offers', () => {
   });
 });
 
+describe('status filters across pages', () => {
+  it('status=sent and status=expired walk exactly the offers each status reports, across cursors', async () => {
+    const mixed = await workspaceWithKey(api.db.sql, api.clock);
+    await api.db.sql`
+      insert into offers (workspace_id, title, status, created_at, updated_at, sent_at, expires_at, expired_at, version, currency)
+      select ${mixed.workspaceId}::uuid, 'Mixed ' || i,
+             case when i % 7 = 0 then 'expired' else 'sent' end,
+             timestamptz '2026-01-01 00:00:00+00' + (i / 3) * interval '1 millisecond',
+             timestamptz '2026-01-01 00:00:00+00', timestamptz '2026-01-01 00:00:00+00',
+             case when i % 2 = 0 then timestamptz '2026-02-01 00:00:00+00' else timestamptz '2099-01-01 00:00:00+00' end,
+             case when i % 7 = 0 then timestamptz '2026-02-01 00:00:00+00' end,
+             1, 'EUR'
+      from generate_series(1, 90) as i`;
+    const now = api.clock.now();
+    const expected = async (status: 'sent' | 'expired') =>
+      (
+        await api.db.sql<{ id: string }[]>`
+          select id from offers
+           where workspace_id = ${mixed.workspaceId}::uuid
+             and case when status = 'sent' and expires_at <= ${now} then 'expired' else status end = ${status}
+           order by created_at desc, id desc`
+      ).map((row) => row.id);
+    for (const status of ['sent', 'expired'] as const) {
+      const want = await expected(status);
+      expect(want.length).toBeGreaterThan(10);
+      expect((await walk(`/offers?status=${status}`, mixed.key, 4)).ids).toEqual(want);
+    }
+  });
+});
+
 describe('cost does not grow with depth', () => {
   it('page 1 and a deep page touch about the same number of buffers, using the list index', async () => {
     const explain = async (after: { createdAt: string; id: string } | null) => {
