@@ -58,7 +58,7 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
     ...offerHandlers(deps),
     ...offerEventHandlers(deps),
     ...documentHandlers,
-    ...protocolHandlers(api.getOperations()),
+    ...protocolHandlers(operations),
   };
   api.register({
     ...handlers,
