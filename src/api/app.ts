@@ -52,7 +52,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
     const queryAt = req.originalUrl.indexOf('?');
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = queryAt === -1 ? '' : req.originalUrl.slice(queryAt + 1);
-    res.locals.apiRequest = { method: req.method.toLowerCase(), path: req.path, query: {}, headers: req.headers };
+    res.locals.apiRequest = { method: req.method.toLowerCase(), path: decodablePath(req.path), query: {}, headers: req.headers };
     try {
       await api.handleRequest(res.locals.apiRequest, req, res);
     } catch (error) {
@@ -64,6 +64,25 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => failed(res, logger, error));
 
   return { app, close: () => limits.close() };
+}
+
+/**
+ * The router decodes path parameters with decodeURIComponent, which throws on a malformed escape
+ * such as `%E0%A4%A`. Such a segment is escaped once more, so it decodes to its literal text: an
+ * ID of the wrong form, which passes every check and ends in 404 (SPEC.md "Order of checks").
+ */
+function decodablePath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => {
+      try {
+        decodeURIComponent(segment);
+        return segment;
+      } catch {
+        return encodeURIComponent(segment);
+      }
+    })
+    .join('/');
 }
 
 /** STYLE.md "Errors": logged with its cause, answered with the generic 500 body. */

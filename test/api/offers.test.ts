@@ -160,6 +160,13 @@ describe('workspace isolation', () => {
     expect(await read(`/offers/${ids.foreign}/events`)).toEqual(foreign);
   });
 
+  it('an ID with a malformed percent-escape is 404 with a valid key and 401 with an unknown one', async () => {
+    for (const path of ['/offers/%E0%A4%A', '/offers/%E0%A4%A/events', '/offers/%zz']) {
+      expect(await read(path)).toEqual({ status: 404, body: { error: { code: 'not_found', message: 'Resource not found.' } } });
+      expect((await read(path, 'odk_live_' + 'Z'.repeat(40))).status).toBe(401);
+    }
+  });
+
   it('lists only the key\'s workspace', async () => {
     const mine = (await read('/offers?limit=100')).body.data.map((o: { id: string }) => o.id);
     expect(mine).not.toContain(ids.foreign);
