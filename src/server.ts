@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Express } from 'express';
 import type { Server } from 'node:http';
@@ -7,6 +6,7 @@ import { join } from 'node:path';
 import { createApp } from './api/app.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
+import { advisoryLockKey } from './db/advisory-lock.js';
 import type { Sql } from './db/connect.js';
 import { openDatabase, type Database } from './db/open.js';
 import { hashApiKey } from './domain/api-key-format.js';
@@ -120,8 +120,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
 // ---------------------------------------------------------------------------------------------
 // Demo workspace
 
-/** Any 64-bit constant that no other advisory lock of the service uses. */
-const DEMO_SEED_LOCK = createHash('sha256').update('offerdesk:demo-seed').digest().readBigInt64BE(0);
+const DEMO_SEED_LOCK = advisoryLockKey('demo-seed');
 
 interface DemoKeyFile {
   workspaceId: string;
@@ -139,7 +138,7 @@ async function demoKey(db: Database, config: Config, clock: Clock, logger: Logge
   // on one reserved connection (the seed runs its own transactions).
   const reserved = await db.sql.reserve();
   try {
-    await reserved`select pg_advisory_lock(${DEMO_SEED_LOCK.toString()}::bigint)`;
+    await reserved`select pg_advisory_lock(${DEMO_SEED_LOCK}::bigint)`;
     const [any] = await reserved`select exists (select 1 from workspaces) as present`;
     if (!any?.present) {
       const seeded = await seedDemoWorkspace(db.sql, clock);
@@ -150,7 +149,7 @@ async function demoKey(db: Database, config: Config, clock: Clock, logger: Logge
       return seeded.apiKey;
     }
   } finally {
-    await reserved`select pg_advisory_unlock(${DEMO_SEED_LOCK.toString()}::bigint)`.catch(() => {});
+    await reserved`select pg_advisory_unlock(${DEMO_SEED_LOCK}::bigint)`.catch(() => {});
     reserved.release();
   }
   return readDemoKey(db.sql, file);

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { coerceError, type Logger } from '../log.js';
+import { rawQuery } from './admission/query.js';
 import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
 import { loadCursorCodec } from './cursor.js';
 import { reply } from './errors.js';
@@ -49,9 +50,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   });
 
   app.use(BASE_PATH, async (req: Request, res: Response) => {
-    const queryAt = req.originalUrl.indexOf('?');
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
-    res.locals.rawQuery = queryAt === -1 ? '' : req.originalUrl.slice(queryAt + 1);
+    res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
     res.locals.apiRequest = { method: req.method.toLowerCase(), path: decodablePath(req.path), query: {}, headers: req.headers };
     try {
       await api.handleRequest(res.locals.apiRequest, req, res);

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/connect.js';
-import type { OfferStatus } from '../read-model/types.js';
+import { OFFER_STATUSES, type OfferStatus } from '../domain/offer-state.js';
 
 /**
  * Opaque, tamper-evident cursors (SPEC.md "Pagination rules" 2: "A cursor is used only with the
@@ -52,7 +52,7 @@ export class CursorCodec {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const STATUSES = new Set(['draft', 'sent', 'accepted', 'declined', 'expired', 'withdrawn']);
+const STATUSES: ReadonlySet<string> = new Set(OFFER_STATUSES);
 
 function fromCompact(value: unknown): CursorPayload | null {
   if (typeof value !== 'object' || value === null) return null;

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import type { Clock } from '../clock.js';
 import type { Sql } from '../db/connect.js';
+import { isUuid } from '../domain/validate.js';
 import type { CursorCodec } from './cursor.js';
 import { reply } from './errors.js';
 import type { Admission } from './admission/admit.js';
@@ -47,9 +48,7 @@ export function readHandler<Q>(operation: ReadOperation<Q>, deps: ReadDeps) {
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** SPEC.md "GET /offers/{id}": an ID of the wrong form is answered like an unknown one (404). */
 export function offerIdOrNull(raw: string | undefined): string | null {
-  return raw !== undefined && UUID.test(raw) ? raw.toLowerCase() : null;
+  return raw !== undefined && isUuid(raw) ? raw.toLowerCase() : null;
 }

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrationsDir } from '../paths.js';
+import { advisoryLockKey } from './advisory-lock.js';
 import type { Sql } from './connect.js';
 
 interface Migration {
@@ -24,7 +24,7 @@ export function readMigrations(dir = migrationsDir): Migration[] {
 
 // Serialises concurrent runners (several API processes starting at once); the primary key on
 // schema_migrations.version is the second line of defence (graphile-worker's migrate.ts).
-const MIGRATION_LOCK = createHash('sha256').update('offerdesk:migrate').digest().readBigInt64BE(0);
+const MIGRATION_LOCK = advisoryLockKey('migrate');
 
 /** Applies pending migrations, each in its own transaction with its row written first. */
 export async function migrate(sql: Sql, log: (line: string) => void = () => {}): Promise<number[]> {
@@ -37,7 +37,7 @@ export async function migrate(sql: Sql, log: (line: string) => void = () => {}):
   const applied: number[] = [];
   for (const migration of readMigrations()) {
     const done = await sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK}::bigint)`;
       const inserted = await tx`
         insert into schema_migrations (version, name) values (${migration.version}, ${migration.name})
         on conflict (version) do nothing

@@ -1,10 +1,10 @@
 /**
  * Wire shapes of SPEC.md "Resources and their fields". They mirror the component schemas of
- * openapi.yaml; test/api/schema-conformance checks every response against that document.
+ * openapi.yaml; the Prism gate (contract-tests/gate-prism.sh) checks every response against it.
  */
-export type OfferStatus = 'draft' | 'sent' | 'accepted' | 'declined' | 'expired' | 'withdrawn';
+import type { OfferStatus } from '../domain/offer-state.js';
 
-export const OFFER_STATUSES: readonly OfferStatus[] = ['draft', 'sent', 'accepted', 'declined', 'expired', 'withdrawn'];
+export type { OfferStatus };
 
 export interface Workspace {
   id: string;
