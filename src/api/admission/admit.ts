@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { hashApiKey } from '../../domain/api-key-format.js';
 import { reply } from '../errors.js';
@@ -40,8 +39,8 @@ export async function admit(req: Request, res: Response, limits: RateLimits): Pr
   if (key === null) return refused((r) => reply.unauthorized(r));
 
   const keyHash = hashApiKey(key);
-  // The limiter store sees a digest of the hash, never the key itself.
-  const window = await limits.consumeKey(createHash('sha256').update(keyHash).digest('base64url'));
+  // The limiter store sees the key's SHA-256 (as stored in api_keys), never the key itself.
+  const window = await limits.consumeKey(keyHash.toString('base64url'));
   setRateHeaders(res, window);
   if (!window.allowed) return refused((r) => reply.rateLimited(r, window.resetSeconds));
   return { keyHash };
