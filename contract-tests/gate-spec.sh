@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gate 4: spec lint and drift.
-#   1. openapi.yaml lints clean with Redocly (redocly.yaml): zero errors AND zero warnings.
-#   2. generated/ is regenerated from openapi.yaml in a temporary copy; any difference fails.
+#   1. openapi.yaml and console-api.yaml lint clean with Redocly (redocly.yaml): zero errors AND
+#      zero warnings.
+#   2. generated/ is regenerated from both documents in a temporary copy; any difference fails.
 #   3. Every operationId has a handler and every handler an operation (test/api/routing.test.ts,
 #      run here on its own; it also runs in the vitest step of `npm test`).
 #   4. No breaking change of openapi.yaml against the last commit (lib/check-breaking.ts;
@@ -13,30 +14,34 @@ cd "$(dirname "$0")/.."
 mkdir -p contract-tests/reports
 
 echo "-- Redocly lint (zero errors, zero warnings)"
-lint_json=contract-tests/reports/redocly-lint.json
-npx --no-install redocly lint openapi.yaml --format=json > "$lint_json" 2> contract-tests/reports/redocly-lint.stderr || true
-node -e '
-  const fs = require("node:fs");
-  let report;
-  try { report = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch (e) {
-    console.error("redocly lint produced no JSON report:\n" + fs.readFileSync(process.argv[2], "utf8")); process.exit(1);
-  }
-  const { errors, warnings } = report.totals;
-  for (const p of report.problems) console.error(`  ${p.severity} ${p.ruleId}: ${p.message} (${(p.location?.[0]?.pointer) ?? ""})`);
-  if (errors || warnings) { console.error(`openapi.yaml: ${errors} error(s), ${warnings} warning(s); run npx redocly lint openapi.yaml`); process.exit(1); }
-  console.log(`openapi.yaml lints clean (Redocly ${report.version}, ${report.totals.ignored} ignored)`);
-' "$lint_json" contract-tests/reports/redocly-lint.stderr
+for document in openapi.yaml console-api.yaml; do
+  lint_json="contract-tests/reports/redocly-lint-${document%.yaml}.json"
+  lint_err="contract-tests/reports/redocly-lint-${document%.yaml}.stderr"
+  npx --no-install redocly lint "$document" --format=json > "$lint_json" 2> "$lint_err" || true
+  node -e '
+    const fs = require("node:fs");
+    const [jsonPath, errPath, document] = process.argv.slice(1);
+    let report;
+    try { report = JSON.parse(fs.readFileSync(jsonPath, "utf8")); } catch (e) {
+      console.error("redocly lint produced no JSON report:\n" + fs.readFileSync(errPath, "utf8")); process.exit(1);
+    }
+    const { errors, warnings } = report.totals;
+    for (const p of report.problems) console.error(`  ${p.severity} ${p.ruleId}: ${p.message} (${(p.location?.[0]?.pointer) ?? ""})`);
+    if (errors || warnings) { console.error(`${document}: ${errors} error(s), ${warnings} warning(s); run npx redocly lint ${document}`); process.exit(1); }
+    console.log(`${document} lints clean (Redocly ${report.version}, ${report.totals.ignored} ignored)`);
+  ' "$lint_json" "$lint_err" "$document"
+done
 
-echo "-- generated/ is what npm run generate makes of openapi.yaml"
+echo "-- generated/ is what npm run generate makes of openapi.yaml and console-api.yaml"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-cp openapi.yaml package.json "$scratch/"
+cp openapi.yaml console-api.yaml package.json "$scratch/"
 [ -f redocly.yaml ] && cp redocly.yaml "$scratch/"
 ln -s "$PWD/node_modules" "$scratch/node_modules"
 mkdir -p "$scratch/generated"
 (cd "$scratch" && npm run --silent generate > generate.log 2>&1) || { cat "$scratch/generate.log"; echo "npm run generate failed" >&2; exit 1; }
 if ! diff -ru generated "$scratch/generated"; then
-  echo "generated/ differs from what openapi.yaml generates: run npm run generate and commit generated/" >&2
+  echo "generated/ differs from what openapi.yaml and console-api.yaml generate: run npm run generate and commit generated/" >&2
   exit 1
 fi
 echo "generated/ is up to date"
