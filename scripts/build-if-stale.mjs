@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// `npm start` runs the compiled CLI; this rebuilds it first when any TypeScript source, the
-// generated types or a tsconfig is newer than the build (or there is no build yet).
+// `npm start` runs the compiled CLI and serves the built console; this rebuilds both first when
+// any TypeScript source, the console's sources (web/), the generated types or a tsconfig is newer
+// than the build (or there is no build yet).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const builtEntry = join(root, 'dist', 'src', 'cli', 'main.js');
+const builtEntries = [join(root, 'dist', 'src', 'cli', 'main.js'), join(root, 'dist', 'console', 'index.html')];
 
 function newestMtime(path) {
   if (!existsSync(path)) return 0;
@@ -18,9 +19,9 @@ function newestMtime(path) {
   return newest;
 }
 
-const sources = ['src', 'generated', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const sources = ['src', 'generated', 'web', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 const newestSource = Math.max(...sources.map((s) => newestMtime(join(root, s))));
-const built = existsSync(builtEntry) ? statSync(builtEntry).mtimeMs : 0;
+const built = Math.min(...builtEntries.map((entry) => (existsSync(entry) ? statSync(entry).mtimeMs : 0)));
 
 if (built < newestSource) {
   process.stderr.write(built === 0 ? 'building (first start)...\n' : 'sources changed; rebuilding...\n');

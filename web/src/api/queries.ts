@@ -1,0 +1,117 @@
+import { useInfiniteQuery, useQuery, type QueryKey } from '@tanstack/react-query';
+import { api, call, ApiError, type Schemas } from './client';
+
+/**
+ * Server state of the console: one TanStack Query key per resource, every request through the
+ * typed client. Lists are cursor pages (console-api.yaml: {data, next_cursor}) loaded with
+ * "Load more".
+ */
+
+export type Me = Schemas['Me'];
+export type Workspace = Me['workspaces'][number];
+export type ApiKey = Schemas['ApiKey'];
+export type Endpoint = Schemas['Endpoint'];
+export type Delivery = Schemas['Delivery'];
+export type DeliveryDetail = Schemas['DeliveryDetail'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type EventType = Schemas['EventType'];
+export type DeliveryStatus = Delivery['status'];
+
+export const ME_KEY: QueryKey = ['me'];
+export const keys = {
+  apiKeys: (ws: string) => ['workspace', ws, 'api-keys'],
+  endpoints: (ws: string) => ['workspace', ws, 'endpoints'],
+  endpoint: (ws: string, id: string) => ['workspace', ws, 'endpoints', id],
+  deliveries: (ws: string) => ['workspace', ws, 'deliveries'],
+  delivery: (ws: string, id: string) => ['workspace', ws, 'delivery', id],
+  auditLog: (ws: string) => ['workspace', ws, 'audit-log'],
+};
+
+/** The signed-in account, or null when there is no session (401 is an answer here, not an error). */
+export function useMe() {
+  return useQuery({
+    queryKey: ME_KEY,
+    queryFn: async (): Promise<Me | null> => {
+      try {
+        return (await call(api.GET('/me'))).data;
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return null;
+        throw error;
+      }
+    },
+    staleTime: 60_000,
+  });
+}
+
+export function useEventTypes() {
+  return useQuery({
+    queryKey: ['event-types'],
+    queryFn: async () => (await call(api.GET('/event-types'))).data,
+    staleTime: Infinity,
+  });
+}
+
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+function usePages<T>(queryKey: QueryKey, fetchPage: (cursor: string | undefined) => Promise<Page<T>>) {
+  const query = useInfiniteQuery({
+    queryKey,
+    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+  return { ...query, items: query.data?.pages.flatMap((page) => page.data) };
+}
+
+export function useApiKeys(ws: string) {
+  return usePages(keys.apiKeys(ws), (cursor) =>
+    call(api.GET('/workspaces/{workspaceId}/api-keys', { params: { path: { workspaceId: ws }, query: { cursor } } })),
+  );
+}
+
+export function useEndpoints(ws: string) {
+  return usePages(keys.endpoints(ws), (cursor) =>
+    call(api.GET('/workspaces/{workspaceId}/endpoints', { params: { path: { workspaceId: ws }, query: { cursor } } })),
+  );
+}
+
+export function useEndpoint(ws: string, id: string | undefined) {
+  return useQuery({
+    queryKey: keys.endpoint(ws, id ?? ''),
+    enabled: id !== undefined,
+    queryFn: async () =>
+      (await call(api.GET('/workspaces/{workspaceId}/endpoints/{endpointId}', { params: { path: { workspaceId: ws, endpointId: id! } } }))).data,
+  });
+}
+
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  event_type?: string;
+  endpoint_id?: string;
+  since?: string;
+  until?: string;
+  q?: string;
+}
+
+export function useDeliveries(ws: string, filters: DeliveryFilters) {
+  return usePages([...keys.deliveries(ws), filters], (cursor) =>
+    call(api.GET('/workspaces/{workspaceId}/deliveries', { params: { path: { workspaceId: ws }, query: { ...filters, cursor } } })),
+  );
+}
+
+export function useDelivery(ws: string, id: string) {
+  return useQuery({
+    queryKey: keys.delivery(ws, id),
+    queryFn: async () =>
+      (await call(api.GET('/workspaces/{workspaceId}/deliveries/{deliveryId}', { params: { path: { workspaceId: ws, deliveryId: id } } }))).data,
+  });
+}
+
+export function useAuditLog(ws: string) {
+  return usePages(keys.auditLog(ws), (cursor) =>
+    call(api.GET('/workspaces/{workspaceId}/audit-log', { params: { path: { workspaceId: ws }, query: { cursor } } })),
+  );
+}

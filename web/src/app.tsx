@@ -1,0 +1,67 @@
+import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { useMe } from './api/queries';
+import { ListState } from './common/ListState';
+import { NotFoundState } from './common/NotFoundState';
+import { patterns, to } from './routes';
+import { ApiKeys } from './scenes/ApiKeys';
+import { AuditLog } from './scenes/AuditLog';
+import { Delivery } from './scenes/Delivery';
+import { Deliveries } from './scenes/Deliveries';
+import { Endpoints } from './scenes/Endpoints';
+import { Shell } from './scenes/Shell';
+import { SignIn } from './scenes/SignIn';
+
+/** The routes, in one place (STYLE.md "The console (web)"). */
+export function App() {
+  return (
+    <Switch>
+      <Route path={patterns.signIn} component={SignIn} />
+      <Route>
+        <SignedIn />
+      </Route>
+    </Switch>
+  );
+}
+
+function SignedIn() {
+  const me = useMe();
+  const [location] = useLocation();
+  if (me.isPending || me.isError) {
+    return (
+      <main className="centered">
+        <ListState query={me} what="your account" />
+      </main>
+    );
+  }
+  if (!me.data) return <Redirect to={to.signIn(location)} replace />;
+  const first = me.data.workspaces[0];
+  return (
+    <Shell me={me.data}>
+      <Switch>
+        <Route path={patterns.home}>
+          {first ? <Redirect to={to.endpoints(first.id)} replace /> : <NoWorkspace />}
+        </Route>
+        <Route path={patterns.endpoints} component={Endpoints} />
+        <Route path={patterns.apiKeys} component={ApiKeys} />
+        <Route path={patterns.delivery} component={Delivery} />
+        <Route path={patterns.deliveries} component={Deliveries} />
+        <Route path={patterns.auditLog} component={AuditLog} />
+        <Route>
+          <NotFoundState what="page" />
+        </Route>
+      </Switch>
+    </Shell>
+  );
+}
+
+function NoWorkspace() {
+  return (
+    <section>
+      <h1 tabIndex={-1}>No workspace yet</h1>
+      <p>
+        Your account is not a member of any workspace. Ask an owner to add you, or have an operator
+        create one with <code>offerdesk workspace create</code>.
+      </p>
+    </section>
+  );
+}

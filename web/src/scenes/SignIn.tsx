@@ -1,0 +1,106 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useLocation, useSearch } from 'wouter';
+import { api, call, errorMessage, ApiError } from '../api/client';
+import { ME_KEY, type Me } from '../api/queries';
+
+/**
+ * Sign in with email and password, or with a one-time link `/console/sign-in#token=...`: the
+ * token is in the fragment so it never reaches a log or a Referer; the page sends it once and
+ * removes it from the address bar.
+ */
+export function SignIn() {
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const next = safeNext(new URLSearchParams(useSearch()).get('next'));
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+
+  function signedIn(me: Me) {
+    queryClient.setQueryData(ME_KEY, me);
+    navigate(next, { replace: true });
+  }
+
+  const withPassword = useMutation({
+    mutationFn: async () => (await call(api.POST('/session', { body: { email, password } }))).data,
+    onSuccess: signedIn,
+  });
+  const withLink = useMutation({
+    mutationFn: async (token: string) => (await call(api.POST('/session/link', { body: { token } }))).data,
+    onSuccess: signedIn,
+  });
+
+  // A link's token is single use: send it once even when React runs effects twice (StrictMode).
+  const sent = useRef(false);
+  useEffect(() => {
+    const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
+    if (!token || sent.current) return;
+    sent.current = true;
+    history.replaceState(history.state, '', window.location.pathname + window.location.search);
+    withLink.mutate(token);
+  }, [withLink]);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    withPassword.mutate();
+  }
+
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+
+  return (
+    <main id="main" className="centered">
+      <section className="card sign-in">
+        <h1 ref={heading} tabIndex={-1}>
+          Sign in to Offerdesk
+        </h1>
+        {withLink.isPending ? (
+          <p role="status" className="loading">
+            Signing you in with your link…
+          </p>
+        ) : null}
+        {withLink.isError ? (
+          <p role="alert" className="error">
+            {linkError(withLink.error)}
+          </p>
+        ) : null}
+        <form onSubmit={submit} noValidate={false}>
+          <label htmlFor="email">Email</label>
+          <input id="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <label htmlFor="password">Password</label>
+          <input
+            id="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          {withPassword.isError ? (
+            <p role="alert" className="error">
+              {errorMessage(withPassword.error)}
+            </p>
+          ) : null}
+          <button type="submit" className="primary" disabled={withPassword.isPending || withLink.isPending}>
+            {withPassword.isPending ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+        <p className="hint">
+          No password yet? An operator can send you a one-time link: <code>offerdesk account sign-in-link --email you@example.com</code>
+        </p>
+      </section>
+    </main>
+  );
+}
+
+function linkError(error: unknown): string {
+  if (error instanceof ApiError && error.status === 401) {
+    return 'This sign-in link has expired or was already used. Ask for a new link, or sign in with your password below.';
+  }
+  return errorMessage(error);
+}
+
+/** Only paths of the console itself, so a crafted ?next= cannot send anyone elsewhere. */
+function safeNext(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : '/';
+}
