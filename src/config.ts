@@ -18,6 +18,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   host: string;
   port: number;
+  /**
+   * Public base address of the server (OFFERDESK_PUBLIC_URL), scheme://host[:port] without a
+   * path; default http://localhost:<port>. Console sign-in links and the console's cookie
+   * (`Secure` over https) and cross-site check (its origin) are built from it.
+   */
+  publicUrl: string;
   /** Redis for shared rate limits across API processes; absent means in-memory limits. */
   redisUrl: string | undefined;
   rateLimitPerKey: number;
@@ -126,6 +132,22 @@ function devResolve(raw: string | undefined): Map<string, { address: string; por
   return map;
 }
 
+/** scheme://host[:port], no path, query or credentials; returned without a trailing slash. */
+function publicUrl(raw: string | undefined, port: number): string {
+  if (raw === undefined || raw === '') return `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`OFFERDESK_PUBLIC_URL must be an address such as https://offerdesk.example.com, got "${raw}"`);
+  }
+  const bare = (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash && !url.username && !url.password;
+  if (!/^https?:$/.test(url.protocol) || !bare) {
+    throw new ConfigError(`OFFERDESK_PUBLIC_URL must be http(s)://host[:port] without a path, got "${raw}"`);
+  }
+  return url.origin;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -144,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     .map((s) => s.trim().toLowerCase().replace(/^\.+/, ''))
     .filter(Boolean);
 
+  const port = integer(env, 'PORT', 8080, 0, 65535);
   return {
     databaseUrl,
     dataDir: resolve(env.OFFERDESK_DATA_DIR || 'data'),
@@ -151,7 +174,8 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     host: env.HOST || '127.0.0.1',
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port,
+    publicUrl: publicUrl(env.OFFERDESK_PUBLIC_URL, port),
     redisUrl,
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 120, 1, 1_000_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 300, 1, 1_000_000_000),

@@ -27,3 +27,11 @@ export function hashApiKey(key: string): Buffer {
 export function apiKeyHint(key: string): string {
   return key.slice(-4);
 }
+
+/** Random characters shown after the fixed prefix in key lists ("odk_live_AbCd"). */
+export const API_KEY_VISIBLE_RANDOM = 4;
+
+/** The visible start of a key: the fixed prefix and the first few random characters. */
+export function apiKeyPrefix(key: string): string {
+  return key.slice(0, API_KEY_PREFIX.length + API_KEY_VISIBLE_RANDOM);
+}

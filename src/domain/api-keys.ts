@@ -1,14 +1,16 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Sql } from '../db/connect.js';
 import { MANAGER_ROLES, requireRole, requireWorkspace } from './accounts.js';
-import { apiKeyHint, generateApiKey, hashApiKey } from './api-key-format.js';
+import { apiKeyHint, apiKeyPrefix, generateApiKey, hashApiKey } from './api-key-format.js';
+import { writeAudit, type AuditSource } from './audit.js';
 import { invalidInput, notFound } from './errors.js';
 import { requireText, requireTimestamp, requireUuid } from './validate.js';
 
 /**
  * API keys of SPEC.md "Authentication" 3: created by owners and admins with a name and an
- * optional expiry, shown exactly once, revocable. Only hashApiKey(key) and a four-character hint
- * are stored.
+ * optional expiry, shown exactly once, revocable. Only hashApiKey(key), a four-character hint and
+ * the visible prefix are stored. Creation and revocation are audited in their own transaction
+ * (`via`: the console, or by default the operator's CLI).
  */
 
 /**
@@ -33,7 +35,7 @@ export interface ApiKeySummary {
 export async function createApiKey(
   sql: Sql,
   clock: Clock,
-  input: { workspaceId: string; name: string; expiresAt?: Date | null; actingAccountId: string },
+  input: { workspaceId: string; name: string; expiresAt?: Date | null; actingAccountId: string; via?: AuditSource },
 ): Promise<{ id: string; key: string }> {
   const name = requireText(input.name, 'name', 1, 100);
   const now = clock.now();
@@ -44,12 +46,24 @@ export async function createApiKey(
   const workspace = await requireWorkspace(sql, input.workspaceId);
   await requireRole(sql, { workspaceId: workspace.id, accountId: input.actingAccountId, roles: MANAGER_ROLES });
   const key = generateApiKey();
-  const [row] = await sql<{ id: string }[]>`
-    insert into api_keys (workspace_id, name, key_hash, key_hint, created_by, created_at, expires_at)
-    values (${workspace.id}::uuid, ${name}, ${hashApiKey(key)}, ${apiKeyHint(key)}, ${input.actingAccountId}::uuid,
-            ${now}, ${expiresAt})
-    returning id`;
-  return { id: row!.id, key };
+  const id = await sql.begin(async (tx) => {
+    const [row] = await tx<{ id: string }[]>`
+      insert into api_keys (workspace_id, name, key_hash, key_hint, key_prefix, created_by, created_at, expires_at)
+      values (${workspace.id}::uuid, ${name}, ${hashApiKey(key)}, ${apiKeyHint(key)}, ${apiKeyPrefix(key)},
+              ${input.actingAccountId}::uuid, ${now}, ${expiresAt})
+      returning id`;
+    await writeAudit(tx, {
+      workspaceId: workspace.id,
+      actorId: input.actingAccountId,
+      via: input.via,
+      action: 'api_key.created',
+      target: { type: 'api_key', id: row!.id },
+      details: { name, prefix: apiKeyPrefix(key), expires_at: expiresAt ? expiresAt.toISOString() : null },
+      at: now,
+    });
+    return row!.id;
+  });
+  return { id: id as string, key };
 }
 
 /** The keys of a workspace, newest first, without hash or value. */
@@ -71,18 +85,74 @@ export async function listApiKeys(sql: Sql, workspaceId: string, clock: Clock = 
 export async function revokeApiKey(
   sql: Sql,
   clock: Clock,
-  input: { keyId: string; actingAccountId: string },
+  input: { keyId: string; actingAccountId: string; via?: AuditSource },
 ): Promise<{ id: string; revokedAt: Date }> {
   const keyId = requireUuid(input.keyId, `API key ${String(input.keyId)}`);
   return sql.begin(async (tx) => {
-    const [key] = await tx<{ workspace_id: string; key_hash: Buffer; revoked_at: Date | null }[]>`
-      select workspace_id, key_hash, revoked_at from api_keys where id = ${keyId}::uuid for update`;
+    const [key] = await tx<{ workspace_id: string; key_hash: Buffer; revoked_at: Date | null; name: string; key_prefix: string }[]>`
+      select workspace_id, key_hash, revoked_at, name, key_prefix from api_keys where id = ${keyId}::uuid for update`;
     if (!key) throw notFound(`API key ${keyId}`);
     await requireRole(tx, { workspaceId: key.workspace_id, accountId: input.actingAccountId, roles: MANAGER_ROLES });
     if (key.revoked_at) return { id: keyId, revokedAt: key.revoked_at };
     const now = clock.now();
     await tx`update api_keys set revoked_at = ${now} where id = ${keyId}::uuid`;
     await tx`select pg_notify(${API_KEY_REVOKED_CHANNEL}, ${key.key_hash.toString('hex')})`;
+    await writeAudit(tx, {
+      workspaceId: key.workspace_id,
+      actorId: input.actingAccountId,
+      via: input.via,
+      action: 'api_key.revoked',
+      target: { type: 'api_key', id: keyId },
+      details: { name: key.name, prefix: key.key_prefix },
+      at: now,
+    });
     return { id: keyId, revokedAt: now };
   });
+}
+
+export interface ApiKeyListing {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  /** Keyset position (the exact created_at) for the next page. */
+  created_at_key: string;
+  created_by: { id: string; email: string; name: string } | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  status: ApiKeyState;
+}
+
+/** One page of a workspace's keys for the console, newest first, with who created each. */
+export async function listApiKeyPage(
+  sql: Sql,
+  clock: Clock,
+  input: { workspaceId: string; limit: number; after: { createdAt: string; id: string } | null; keyId?: string },
+): Promise<ApiKeyListing[]> {
+  const after = input.after ? sql`and (k.created_at, k.id) < (${input.after.createdAt}::timestamptz, ${input.after.id}::uuid)` : sql``;
+  const only = input.keyId ? sql`and k.id = ${input.keyId}::uuid` : sql``;
+  const now = clock.now();
+  const rows = await sql<(Omit<ApiKeyListing, 'created_by'> & { by_id: string | null; by_email: string | null; by_name: string | null })[]>`
+    select k.id, k.name, k.key_prefix as prefix, api_timestamp(k.created_at) as created_at,
+           k.created_at::text as created_at_key, api_timestamp(k.expires_at) as expires_at,
+           api_timestamp(k.revoked_at) as revoked_at,
+           case when k.revoked_at is not null then 'revoked'
+                when k.expires_at is not null and k.expires_at <= ${now} then 'expired'
+                else 'active' end as status,
+           a.id as by_id, a.email as by_email, a.name as by_name
+      from api_keys k
+      left join accounts a on a.id = k.created_by
+     where k.workspace_id = ${input.workspaceId}::uuid ${after} ${only}
+     order by k.created_at desc, k.id desc
+     limit ${input.limit}`;
+  return rows.map(({ by_id, by_email, by_name, ...row }) => ({
+    ...row,
+    created_by: by_id ? { id: by_id, email: by_email!, name: by_name! } : null,
+  }));
+}
+
+/** One key of a workspace in the listing's shape, or null. */
+export async function readApiKeyListing(sql: Sql, clock: Clock, input: { workspaceId: string; keyId: string }): Promise<ApiKeyListing | null> {
+  const [row] = await listApiKeyPage(sql, clock, { workspaceId: input.workspaceId, limit: 1, after: null, keyId: input.keyId });
+  return row ?? null;
 }

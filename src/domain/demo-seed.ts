@@ -41,7 +41,12 @@ export async function seedDemoWorkspace(
   });
   const now = clock.now().getTime();
   for (let k = 0; k < DEMO_OFFERS; k++) await demoOffer(sql, clock, workspaceId, k, now);
-  const { key } = await createApiKey(sql, clock, { workspaceId, name: 'Demo key', actingAccountId: owner.id });
+  const { key } = await createApiKey(sql, clock, {
+    workspaceId,
+    name: 'Demo key',
+    actingAccountId: owner.id,
+    via: { label: 'demo seed', ip: null },
+  });
   return { workspaceId, accountId: owner.id, apiKey: key };
 }
 

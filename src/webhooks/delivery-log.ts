@@ -1,5 +1,6 @@
 import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
-import { invalidInput, invalidTransition, notFound } from '../domain/errors.js';
+import { writeAudit, type AuditSource } from '../domain/audit.js';
+import { invalidInput, invalidTransition, limitReached, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
 import type { ManagementDeps } from './management.js';
 import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from './policy.js';
@@ -125,7 +126,7 @@ export async function showDelivery(deps: ManagementDeps, input: { deliveryId: st
  */
 export async function resendDelivery(
   deps: ManagementDeps,
-  input: { deliveryId: string; actorId: string },
+  input: { deliveryId: string; actorId: string; via?: AuditSource },
 ): Promise<DeliveryView> {
   const first = isUuid(input.deliveryId) ? await readDelivery(deps.sql, { deliveryId: input.deliveryId }) : null;
   if (!first) throw notFound(`delivery ${input.deliveryId}`);
@@ -137,7 +138,7 @@ export async function resendDelivery(
       throw invalidTransition(`delivery ${row.id} is still ${row.status}; only a finished delivery can be resent`);
     }
     if (row.resend_count >= MAX_RESENDS) {
-      throw invalidTransition(`delivery ${row.id} was already resent ${MAX_RESENDS} times (the limit)`);
+      throw limitReached(`delivery ${row.id} was already resent ${MAX_RESENDS} times (the limit)`);
     }
     const endpoint = await readEndpoint(tx, { endpointId: row.endpoint_id });
     if (!endpoint) throw invalidTransition(`the endpoint of delivery ${row.id} was removed`);
@@ -149,7 +150,17 @@ export async function resendDelivery(
         `endpoint ${endpoint.id} already holds ${MAX_OPEN_DELIVERIES_PER_ENDPOINT} open deliveries; resend later`,
       );
     }
-    await resendDeliveryRow(tx, { deliveryId: row.id, now: deps.clock.now() });
+    const now = deps.clock.now();
+    await resendDeliveryRow(tx, { deliveryId: row.id, now });
+    await writeAudit(tx, {
+      workspaceId: row.workspace_id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'delivery.resent',
+      target: { type: 'delivery', id: row.id },
+      details: { webhook_id: row.message_id, type: row.type, endpoint_id: row.endpoint_id, resend: row.resend_count + 1 },
+      at: now,
+    });
   });
   const after = await readDelivery(deps.sql, { deliveryId: first.id });
   return toDeliveryView(after!);

@@ -3,7 +3,8 @@ import type { Clock } from '../clock.js';
 import type { Config, WebhookConfig } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { MANAGER_ROLES, requireRole, requireWorkspace } from '../domain/accounts.js';
-import { DomainError, invalidInput, notFound } from '../domain/errors.js';
+import { writeAudit, type AuditSource } from '../domain/audit.js';
+import { DomainError, invalidInput, limitReached, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
 import { checkEndpointAddress, type Resolver } from './address-rules.js';
 import { pingBody } from './body.js';
@@ -33,12 +34,15 @@ import { resumeEndpoint as resumeEndpointRow } from './sql/resumeEndpoint.js';
 import { updateEndpointSecret } from './sql/updateEndpointSecret.js';
 
 export { listDeliveries, showDelivery, resendDelivery } from './delivery-log.js';
+export { updateEndpoint } from './endpoint-update.js';
 export type { DeliveryView, DeliveryDetail } from './delivery-log.js';
 
 /**
  * Endpoint management (SPEC.md "Webhook endpoint management"; issue 3 "Management"). Changes are
  * made by owners and admins (`actorId`); members are refused. Reads take no actor: the CLI that
  * calls them is the operator's. Every refusal is a DomainError with a message for one line.
+ * Every change writes its audit entry in its own transaction (`via`: the console, or by default
+ * the operator's CLI; the actor is `actorId`).
  */
 export interface ManagementDeps {
   sql: Sql;
@@ -105,7 +109,23 @@ export function parseEventTypes(types: readonly string[]): OfferWebhookType[] {
   return chosen as OfferWebhookType[];
 }
 
-async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = false): Promise<EndpointRow> {
+/**
+ * The address rules of SPEC.md "Webhook endpoint management" (https, port 443, public name
+ * resolving only to public addresses, blocked domains, every workspace's custom offer domain),
+ * for adding and for changing an endpoint alike. Returns the trimmed address.
+ */
+export async function requireEndpointAddress(deps: ManagementDeps, rawUrl: unknown): Promise<string> {
+  const url = typeof rawUrl === 'string' ? rawUrl.trim() : '';
+  const verdict = await checkEndpointAddress(url, {
+    config: deps.config,
+    customOfferDomains: await readOfferDomains(deps.sql),
+    resolver: deps.resolver,
+  });
+  if (!verdict.ok) throw invalidInput(`endpoint address refused: ${verdict.reason}`);
+  return url;
+}
+
+export async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = false): Promise<EndpointRow> {
   const row = isUuid(endpointId) ? await readEndpoint(sql, { endpointId, forUpdate }) : null;
   if (!row) throw notFound(`endpoint ${endpointId}`);
   return row;
@@ -119,19 +139,13 @@ async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = false):
  */
 export async function addEndpoint(
   deps: ManagementDeps,
-  input: { workspaceId: string; url: string; events: readonly string[]; actorId: string },
+  input: { workspaceId: string; url: string; events: readonly string[]; actorId: string; via?: AuditSource },
 ): Promise<{ id: string; secret: string }> {
   const { sql, clock } = deps;
   const workspace = await requireWorkspace(sql, input.workspaceId);
   await requireRole(sql, { workspaceId: workspace.id, accountId: input.actorId, roles: MANAGER_ROLES });
   const eventTypes = parseEventTypes(input.events);
-  const url = typeof input.url === 'string' ? input.url.trim() : '';
-  const verdict = await checkEndpointAddress(url, {
-    config: deps.config,
-    customOfferDomains: await readOfferDomains(sql),
-    resolver: deps.resolver,
-  });
-  if (!verdict.ok) throw invalidInput(`endpoint address refused: ${verdict.reason}`);
+  const url = await requireEndpointAddress(deps, input.url);
 
   const secret = generateEndpointSecret();
   const secretSealed = encryptSecret(deps.masterKey, secret);
@@ -139,10 +153,10 @@ export async function addEndpoint(
     await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId });
     const counts = await countEndpointLimits(tx, { workspaceId: workspace.id, accountId: input.actorId });
     if (counts.inWorkspace >= MAX_ENDPOINTS_PER_WORKSPACE) {
-      throw invalidInput(`workspace ${workspace.id} already has ${MAX_ENDPOINTS_PER_WORKSPACE} endpoints (the limit)`);
+      throw limitReached(`workspace ${workspace.id} already has ${MAX_ENDPOINTS_PER_WORKSPACE} endpoints (the limit)`);
     }
     if (!counts.accountHasEndpointHere && counts.workspacesOfAccount >= MAX_WORKSPACES_PER_ACCOUNT) {
-      throw invalidInput(
+      throw limitReached(
         `account ${input.actorId} already has endpoints in ${MAX_WORKSPACES_PER_ACCOUNT} workspaces (the limit; paused endpoints count)`,
       );
     }
@@ -156,6 +170,15 @@ export async function addEndpoint(
       now,
     });
     if (counts.inWorkspace === 0) await joinFairnessQueue(tx, { workspaceId: workspace.id });
+    await writeAudit(tx, {
+      workspaceId: workspace.id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'endpoint.added',
+      target: { type: 'endpoint', id: row.id },
+      details: { url, events: eventTypes },
+      at: now,
+    });
     return row.id;
   });
   return { id: id as string, secret };
@@ -179,7 +202,7 @@ export async function showEndpoint(deps: ManagementDeps, input: { endpointId: st
  */
 export async function testEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string },
+  input: { endpointId: string; actorId: string; via?: AuditSource },
 ): Promise<{ delivery_id: string; webhook_id: string; status: string }> {
   const { sql, clock } = deps;
   const endpoint = await requireEndpoint(sql, input.endpointId);
@@ -190,7 +213,7 @@ export async function testEndpoint(
     const now = clock.now();
     const recent = await countRecentTests(tx, { endpointId: endpoint.id, since: new Date(now.getTime() - TEST_EVENT_WINDOW_MS) });
     if (recent >= MAX_TEST_EVENTS_PER_WINDOW) {
-      throw invalidInput(
+      throw limitReached(
         `endpoint ${endpoint.id} has had ${MAX_TEST_EVENTS_PER_WINDOW} tests in the last ${TEST_EVENT_WINDOW_MS / 60_000} minutes (the limit); try again later`,
       );
     }
@@ -203,6 +226,15 @@ export async function testEndpoint(
       maxOpenPerEndpoint: MAX_OPEN_DELIVERIES_PER_ENDPOINT,
       now,
     });
+    await writeAudit(tx, {
+      workspaceId: endpoint.workspace_id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'endpoint.tested',
+      target: { type: 'endpoint', id: endpoint.id },
+      details: { delivery_id: delivery!.id, webhook_id: id },
+      at: now,
+    });
     return { delivery_id: delivery!.id, webhook_id: id, status: delivery!.status };
   })) as { delivery_id: string; webhook_id: string; status: string };
 }
@@ -210,30 +242,47 @@ export async function testEndpoint(
 /** SPEC.md: "Generating a new secret invalidates the old one immediately." Shown once. */
 export async function rotateSecret(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string },
+  input: { endpointId: string; actorId: string; via?: AuditSource },
 ): Promise<{ secret: string }> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
   await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
   const secret = generateEndpointSecret();
-  const updated = await updateEndpointSecret(deps.sql, {
-    endpointId: endpoint.id,
-    secretSealed: encryptSecret(deps.masterKey, secret),
-    now: deps.clock.now(),
+  const secretSealed = encryptSecret(deps.masterKey, secret);
+  await deps.sql.begin(async (tx) => {
+    const now = deps.clock.now();
+    if (!(await updateEndpointSecret(tx, { endpointId: endpoint.id, secretSealed, now }))) throw notFound(`endpoint ${input.endpointId}`);
+    await writeAudit(tx, {
+      workspaceId: endpoint.workspace_id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'endpoint.secret_rotated',
+      target: { type: 'endpoint', id: endpoint.id },
+      at: now,
+    });
   });
-  if (!updated) throw notFound(`endpoint ${input.endpointId}`);
   return { secret };
 }
 
 /** Active again, streak 0; events of the paused time are not delivered (SPEC.md "Events" rule 7). */
 export async function resumeEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string },
+  input: { endpointId: string; actorId: string; via?: AuditSource },
 ): Promise<EndpointView> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
   await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
-  if (!(await resumeEndpointRow(deps.sql, { endpointId: endpoint.id, now: deps.clock.now() }))) {
-    throw notFound(`endpoint ${input.endpointId}`);
-  }
+  await deps.sql.begin(async (tx) => {
+    const now = deps.clock.now();
+    if (!(await resumeEndpointRow(tx, { endpointId: endpoint.id, now }))) throw notFound(`endpoint ${input.endpointId}`);
+    await writeAudit(tx, {
+      workspaceId: endpoint.workspace_id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'endpoint.resumed',
+      target: { type: 'endpoint', id: endpoint.id },
+      details: { was: endpoint.state },
+      at: now,
+    });
+  });
   return showEndpoint(deps, { endpointId: endpoint.id });
 }
 
@@ -244,7 +293,7 @@ export async function resumeEndpoint(
  */
 export async function removeEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string },
+  input: { endpointId: string; actorId: string; via?: AuditSource },
 ): Promise<{ id: string; removed: true; cancelled_deliveries: number; dropped_events: number }> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
   await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
@@ -254,6 +303,15 @@ export async function removeEndpoint(
     const cancelled = await removeEndpointRow(tx, { endpointId: endpoint.id, now });
     const left = await countEndpointLimits(tx, { workspaceId: endpoint.workspace_id, accountId: null });
     const dropped = left.inWorkspace === 0 ? await dropWaitingEvents(tx, { workspaceId: endpoint.workspace_id }) : 0;
+    await writeAudit(tx, {
+      workspaceId: endpoint.workspace_id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'endpoint.removed',
+      target: { type: 'endpoint', id: endpoint.id },
+      details: { url: endpoint.url, cancelled_deliveries: cancelled, dropped_events: dropped },
+      at: now,
+    });
     return { id: endpoint.id, removed: true as const, cancelled_deliveries: cancelled, dropped_events: dropped };
   })) as { id: string; removed: true; cancelled_deliveries: number; dropped_events: number };
 }
