@@ -1,0 +1,235 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.js';
+import { ManualClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import { addMember, createAccount, createWorkspace, type Role } from '../../src/domain/accounts.js';
+import { setPassword } from '../../src/domain/passwords.js';
+import { createSignInLink, signInLinkUrl } from '../../src/domain/sign-in-links.js';
+import { createLogger } from '../../src/log.js';
+import { projectRoot } from '../../src/paths.js';
+import { createWebhookEngine, type WebhookEngine } from '../../src/webhooks/engine.js';
+import type { ManagementDeps } from '../../src/webhooks/management.js';
+import { createWebhookSender, type WebhookSender } from '../../src/webhooks/sender.js';
+import { browserRequired, findChromium, MISSING_CHROMIUM } from '../support/chromium.js';
+import { freshDatabase, type TestDatabase } from '../support/database.js';
+import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+
+/**
+ * The browser tests' world: the real service (API and console, the built SPA from dist/console)
+ * on a socket over a fresh database with a manual clock, a real HTTPS receiver the webhook
+ * engine delivers to, and Debian's Chromium driven by playwright-core. Every page collects its
+ * console errors and uncaught exceptions; afterEach asserts there were none.
+ */
+
+export const chromiumPath = findChromium();
+
+/**
+ * `describe` when a Chromium exists. Without one the tests skip with a loud warning, and with
+ * OFFERDESK_REQUIRE_BROWSER=1 (CI) the missing browser is a failing test instead.
+ */
+export function describeInBrowser(name: string, body: () => void): void {
+  if (chromiumPath) {
+    describe(name, body);
+    return;
+  }
+  const line = `\n!!!!!!!! BROWSER TESTS SKIPPED: ${MISSING_CHROMIUM} — "${name}" did not run !!!!!!!!\n`;
+  process.stderr.write(line);
+  if (browserRequired) {
+    describe(name, () => {
+      it('needs a Chromium because OFFERDESK_REQUIRE_BROWSER=1', () => {
+        throw new Error(MISSING_CHROMIUM);
+      });
+    });
+  } else {
+    describe.skip(name, body);
+  }
+}
+
+const MASTER_KEY = randomBytes(32).toString('base64');
+
+export interface Person {
+  id: string;
+  email: string;
+  password: string;
+  name: string;
+}
+
+export interface BrowserPage {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors and uncaught exceptions of this page so far. */
+  problems: string[];
+  /** A console error the test causes on purpose (a refused request logs one in Chromium). */
+  expectProblem(pattern: RegExp): void;
+}
+
+export interface ConsoleWorld {
+  db: TestDatabase;
+  clock: ManualClock;
+  receiver: HttpsReceiver;
+  engine: WebhookEngine;
+  /** The domain functions' dependencies, for setting up data as the CLI would. */
+  manage: ManagementDeps;
+  browser: Browser;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  workspaceId: string;
+  owner: Person;
+  member: Person;
+  /** A fresh browser context (no cookies) with error collection. */
+  open(): Promise<BrowserPage>;
+  signInLink(person: Person): Promise<string>;
+  /** Fans out and attempts everything due now, as the worker would. */
+  deliverDue(): Promise<void>;
+}
+
+/** Rebuilds dist/console when a source under web/ is newer than it (the tests serve the build). */
+export function ensureConsoleBuilt(): void {
+  const newest = (path: string): number => {
+    const stat = statSync(path);
+    if (!stat.isDirectory()) return stat.mtimeMs;
+    return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newest(join(path, entry))));
+  };
+  const index = join(projectRoot, 'dist', 'console', 'index.html');
+  const sources = Math.max(newest(join(projectRoot, 'web')), newest(join(projectRoot, 'generated', 'console-api.ts')));
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  const vite = join(projectRoot, 'node_modules', 'vite', 'bin', 'vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) throw new Error('building the console (vite build) failed');
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+let counter = 0;
+
+async function person(world: { db: TestDatabase; clock: ManualClock }, name: string): Promise<Person> {
+  counter += 1;
+  const email = `${name.toLowerCase().replace(/\W+/g, '.')}-${counter}@agency.test`;
+  const account = await createAccount(world.db.sql, world.clock, { email, name });
+  const password = `correct horse ${randomBytes(4).toString('hex')}`;
+  await setPassword(world.db.sql, world.clock, { accountId: account.id, password });
+  return { id: account.id, email, password, name };
+}
+
+export async function addPerson(world: ConsoleWorld, name: string, role: Role): Promise<Person> {
+  const p = await person(world, name);
+  await addMember(world.db.sql, world.clock, { workspaceId: world.workspaceId, accountId: p.id, role });
+  return p;
+}
+
+/** Sets up the world for one test file (beforeAll) and tears it down (afterAll). */
+export function useConsoleWorld(): ConsoleWorld {
+  const world = {} as ConsoleWorld;
+  const pages: BrowserPage[] = [];
+  const expected = new Map<BrowserPage, RegExp[]>();
+  let server: Server;
+  let closeApp: () => Promise<void>;
+  let sender: WebhookSender;
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    const db = await freshDatabase();
+    const clock = new ManualClock(new Date());
+    const receiver = await startHttpsReceiver();
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const config = loadConfig({
+      OFFERDESK_MASTER_KEY: MASTER_KEY,
+      OFFERDESK_WEBHOOK_DEV_RESOLVE: devResolveEnv(receiver),
+      OFFERDESK_PUBLIC_URL: origin,
+    });
+    const logger = createLogger('silent');
+    const app = await createApp({ sql: db.sql, config, clock, logger });
+    closeApp = app.close;
+    server = createServer(app.app);
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+
+    sender = createWebhookSender({ config: config.webhooks, tls: { ca: receiver.caPem } });
+    const engine = createWebhookEngine({
+      sql: db.sql,
+      clock,
+      sender,
+      masterKey: Buffer.from(MASTER_KEY, 'base64'),
+      logger,
+      settings: { startsPerMinutePerWorkspace: 60, concurrency: 8, leaseMs: 60_000 },
+    });
+    const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+
+    const base = { db, clock };
+    const owner = await person(base, 'Olivia Owner');
+    const ws = await createWorkspace(db.sql, clock, {
+      name: 'Northwind Agency',
+      timezone: 'Europe/Berlin',
+      currency: 'EUR',
+      offerDomain: null,
+      ownerAccountId: owner.id,
+    });
+    const manage: ManagementDeps = { sql: db.sql, clock, config: config.webhooks, masterKey: Buffer.from(MASTER_KEY, 'base64') };
+    Object.assign(world, { db, clock, receiver, engine, manage, browser, origin, workspaceId: ws.id, owner });
+    world.member = await addPerson(world, 'Max Member', 'member');
+
+    world.open = async () => {
+      const context = await browser.newContext({ viewport: { width: 1366, height: 850 }, locale: 'en-GB', timezoneId: 'Europe/Berlin' });
+      const page = await context.newPage();
+      const entry: BrowserPage = {
+        page,
+        context,
+        problems: [],
+        expectProblem: (pattern) => expected.set(entry, [...(expected.get(entry) ?? []), pattern]),
+      };
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') entry.problems.push(`console.${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => entry.problems.push(`uncaught: ${error.message}`));
+      pages.push(entry);
+      return entry;
+    };
+    world.signInLink = async (p) => {
+      const { token } = await createSignInLink(db.sql, clock, { accountId: p.id });
+      return signInLinkUrl(origin, token);
+    };
+    world.deliverDue = async () => {
+      await engine.fanOut();
+      while ((await engine.dispatchOnce()).length > 0);
+    };
+  });
+
+  afterEach(async () => {
+    const open = pages.splice(0);
+    for (const entry of open) await entry.context.close();
+    for (const entry of open) {
+      const allowed = expected.get(entry) ?? [];
+      const unexpected = entry.problems.filter((problem) => !allowed.some((pattern) => pattern.test(problem)));
+      expect(unexpected, 'the browser logged errors').toEqual([]);
+    }
+    expected.clear();
+  });
+
+  afterAll(async () => {
+    await world.browser?.close();
+    server?.closeAllConnections();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeApp?.();
+    await sender?.close();
+    await world.receiver?.close();
+    await world.db?.drop();
+  });
+
+  return world;
+}
