@@ -10,6 +10,8 @@ import { advisoryLockKey } from './db/advisory-lock.js';
 import type { Sql } from './db/connect.js';
 import { openDatabase, type Database } from './db/open.js';
 import { hashApiKey } from './domain/api-key-format.js';
+import { DEMO_OWNER_EMAIL } from './domain/demo-seed.js';
+import { createSignInLink, signInLinkUrl } from './domain/sign-in-links.js';
 import { seedDemoWorkspace } from './domain/seed.js';
 import { coerceError, createLogger, type Logger } from './log.js';
 import { startWorker } from './webhooks/worker.js';
@@ -42,6 +44,10 @@ export interface RunningService {
   port: number;
   /** The demo key when one is known for this database (first start, or from the key file). */
   demoApiKey: string | undefined;
+  /** `<publicUrl>/console/` */
+  consoleUrl: string;
+  /** A fresh one-time console sign-in link for the demo owner, when the demo workspace exists. */
+  demoSignInUrl: string | undefined;
   /**
    * Stops accepting connections, lets in-flight requests finish (up to config.shutdownTimeoutMs),
    * stops the worker (it finishes in-flight attempts), closes the pool, stops the embedded
@@ -88,7 +94,10 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
 
     const port = (server.address() as AddressInfo).port;
     const baseUrl = `http://${displayHost(config.host)}:${port}${API_BASE_PATH}`;
-    print(banner(baseUrl, demoApiKey, db, config));
+    const publicUrl = effectivePublicUrl(config, port);
+    const consoleUrl = `${publicUrl}/console/`;
+    const demoSignInUrl = await demoSignIn(db.sql, clock, publicUrl);
+    print(banner(baseUrl, demoApiKey, db, config) + consoleBanner(consoleUrl, demoSignInUrl));
     logger.info({ port, host: config.host, embedded: db.embedded, worker: worker !== undefined }, 'listening');
 
     let stopping: Promise<void> | undefined;
@@ -96,6 +105,8 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
       baseUrl,
       port,
       demoApiKey,
+      consoleUrl,
+      demoSignInUrl,
       stop() {
         stopping ??= (async () => {
           logger.info('shutting down: no new connections, finishing requests in flight');
@@ -192,6 +203,42 @@ function banner(baseUrl: string, demoApiKey: string | undefined, db: Database, c
       '  no demo API key for this database; create one with',
       '  npx offerdesk key create --workspace <WORKSPACE_ID> --name <NAME> --as <OWNER_EMAIL>',
     );
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Console
+
+/** The default public address names config.port; `serve --port` (or port 0) listens elsewhere. */
+function effectivePublicUrl(config: Config, port: number): string {
+  return config.publicUrl === `http://localhost:${config.port}` ? `http://localhost:${port}` : config.publicUrl;
+}
+
+/** A sign-in link for the demo owner when the demo workspace exists, so a newcomer is one click away. */
+async function demoSignIn(sql: Sql, clock: Clock, publicUrl: string): Promise<string | undefined> {
+  const [owner] = await sql<{ id: string }[]>`
+    select a.id from accounts a
+      join memberships m on m.account_id = a.id and m.role = 'owner'
+     where lower(a.email) = lower(${DEMO_OWNER_EMAIL})
+     limit 1`;
+  if (!owner) return undefined;
+  const link = await createSignInLink(sql, clock, { accountId: owner.id });
+  return signInLinkUrl(publicUrl, link.token);
+}
+
+function consoleBanner(consoleUrl: string, demoSignInUrl: string | undefined): string {
+  const lines = [`Console: ${consoleUrl}`];
+  if (demoSignInUrl) {
+    lines.push(
+      `  sign in as the demo owner ${DEMO_OWNER_EMAIL} (link works once, for 15 minutes):`,
+      `  ${demoSignInUrl}`,
+      `  later: npx offerdesk account sign-in-link --email ${DEMO_OWNER_EMAIL}`,
+      `  or set a password: npx offerdesk account set-password --email ${DEMO_OWNER_EMAIL}`,
+    );
+  } else {
+    lines.push('  sign in with a link: npx offerdesk account sign-in-link --email <EMAIL>');
   }
   lines.push('');
   return lines.join('\n');

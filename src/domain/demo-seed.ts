@@ -21,6 +21,8 @@ import {
 import { COMPANIES, FIRST_NAMES, LAST_NAMES, SERVICES } from './seed-names.js';
 
 export const DEMO_OFFERS = 40;
+/** The demo workspace's owner; `serve` prints a console sign-in link for this account. */
+export const DEMO_OWNER_EMAIL = 'owner@demo-agency.example';
 
 /**
  * The demo workspace `npm start` creates on the first start of an empty database: an owner,
@@ -32,7 +34,7 @@ export async function seedDemoWorkspace(
   sql: Sql,
   clock: Clock,
 ): Promise<{ workspaceId: string; accountId: string; apiKey: string }> {
-  const owner = await createAccount(sql, clock, { email: 'owner@demo-agency.example', name: 'Dana Demo' });
+  const owner = await createAccount(sql, clock, { email: DEMO_OWNER_EMAIL, name: 'Dana Demo' });
   const { id: workspaceId } = await createWorkspace(sql, clock, {
     name: 'Demo Agency',
     timezone: 'Europe/Berlin',

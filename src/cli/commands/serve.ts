@@ -78,6 +78,8 @@ async function serve(options: { port?: number; worker: boolean; json?: boolean }
         base_url: service.baseUrl,
         port: service.port,
         demo_api_key: service.demoApiKey ?? null,
+        console_url: service.consoleUrl,
+        demo_sign_in_url: service.demoSignInUrl ?? null,
       })}\n`,
     );
   }
