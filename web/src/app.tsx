@@ -3,6 +3,7 @@ import { useMe } from './api/queries';
 import { ListState } from './common/ListState';
 import { NotFoundState } from './common/NotFoundState';
 import { patterns, to } from './routes';
+import { Account } from './scenes/Account';
 import { ApiKeys } from './scenes/ApiKeys';
 import { AuditLog } from './scenes/AuditLog';
 import { Delivery } from './scenes/Delivery';
@@ -46,6 +47,7 @@ function SignedIn() {
         <Route path={patterns.delivery} component={Delivery} />
         <Route path={patterns.deliveries} component={Deliveries} />
         <Route path={patterns.auditLog} component={AuditLog} />
+        <Route path={patterns.account} component={Account} />
         <Route>
           <NotFoundState what="page" />
         </Route>

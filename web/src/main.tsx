@@ -20,7 +20,8 @@ function onApiError(error: unknown) {
 
 const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({ onError: onApiError }),
-  mutationCache: new MutationCache({ onError: onApiError }),
+  // A mutation may answer 401 for a wrong current password (meta.ownUnauthorized): not an ended session.
+  mutationCache: new MutationCache({ onError: (error, _v, _c, mutation) => !mutation.meta?.ownUnauthorized && onApiError(error) }),
   defaultOptions: {
     queries: {
       staleTime: 5_000,

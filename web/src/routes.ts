@@ -10,6 +10,7 @@ export const patterns = {
   deliveries: '/w/:workspaceId/deliveries',
   delivery: '/w/:workspaceId/deliveries/:deliveryId',
   auditLog: '/w/:workspaceId/audit-log',
+  account: '/account',
 } as const;
 
 export const to = {
@@ -22,6 +23,7 @@ export const to = {
   },
   delivery: (ws: string, id: string) => `/w/${ws}/deliveries/${id}`,
   auditLog: (ws: string) => `/w/${ws}/audit-log`,
+  account: () => '/account',
 };
 
 /** The sections of a workspace, in the order of the navigation. */

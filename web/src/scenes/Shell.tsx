@@ -68,7 +68,9 @@ export function Shell(props: { me: Me; children: ReactNode }) {
           </nav>
         ) : null}
         <div className="account">
-          <span title={me.account.email}>{me.account.name || me.account.email}</span>
+          <Link href={to.account()} title={`${me.account.email}: your account and password`}>
+            {me.account.name || me.account.email}
+          </Link>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out
           </button>
