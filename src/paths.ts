@@ -19,3 +19,6 @@ function findProjectRoot(): string {
 export const projectRoot = findProjectRoot();
 export const openapiPath = join(projectRoot, 'openapi.yaml');
 export const migrationsDir = join(projectRoot, 'src', 'db', 'migrations');
+export const consoleApiPath = join(projectRoot, 'console-api.yaml');
+/** The built single-page console (Vite output; `npm run build`). */
+export const consoleDistDir = join(projectRoot, 'dist', 'console');

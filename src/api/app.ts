@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
+import { CONSOLE_PATH, createConsole } from '../console/app.js';
 import { coerceError, type Logger } from '../log.js';
 import { rawQuery } from './admission/query.js';
 import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
@@ -31,6 +32,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   const limits = deps.limits ?? createRateLimits(config, logger);
   const cursors = await loadCursorCodec(sql);
   const { api } = createOperations({ sql, clock, cursors, limits, logger });
+  const consoleApp = await createConsole({ sql, config, clock, logger });
 
   const app = express();
   app.disable('x-powered-by');
@@ -60,10 +62,19 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
     }
   });
 
+  // The management console and its API (console-api.yaml), on the same port.
+  app.use(CONSOLE_PATH, consoleApp.router);
+
   app.use((_req: Request, res: Response) => reply.notFound(res));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => failed(res, logger, error));
 
-  return { app, close: () => limits.close() };
+  return {
+    app,
+    async close() {
+      await limits.close();
+      await consoleApp.close();
+    },
+  };
 }
 
 /**

@@ -6,7 +6,8 @@ import { MANAGER_ROLES, requireRole, requireWorkspace } from '../domain/accounts
 import { writeAudit, type AuditSource } from '../domain/audit.js';
 import { DomainError, invalidInput, limitReached, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
-import { checkEndpointAddress, type Resolver } from './address-rules.js';
+import type { Resolver } from './address-rules.js';
+import { requireEndpointAddress } from './endpoint-address.js';
 import { pingBody } from './body.js';
 import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from './outbox.js';
 import {
@@ -28,13 +29,13 @@ import { joinFairnessQueue } from './sql/joinFairnessQueue.js';
 import { listEndpoints as listEndpointRows } from './sql/listEndpoints.js';
 import { lockEndpointCreation } from './sql/lockEndpointCreation.js';
 import { readEndpoint, type EndpointRow } from './sql/readEndpoint.js';
-import { readOfferDomains } from './sql/readOfferDomains.js';
 import { removeEndpoint as removeEndpointRow } from './sql/removeEndpoint.js';
 import { resumeEndpoint as resumeEndpointRow } from './sql/resumeEndpoint.js';
 import { updateEndpointSecret } from './sql/updateEndpointSecret.js';
 
 export { listDeliveries, showDelivery, resendDelivery } from './delivery-log.js';
 export { updateEndpoint } from './endpoint-update.js';
+export { AddressRefused, requireEndpointAddress } from './endpoint-address.js';
 export type { DeliveryView, DeliveryDetail } from './delivery-log.js';
 
 /**
@@ -107,22 +108,6 @@ export function parseEventTypes(types: readonly string[]): OfferWebhookType[] {
     }
   }
   return chosen as OfferWebhookType[];
-}
-
-/**
- * The address rules of SPEC.md "Webhook endpoint management" (https, port 443, public name
- * resolving only to public addresses, blocked domains, every workspace's custom offer domain),
- * for adding and for changing an endpoint alike. Returns the trimmed address.
- */
-export async function requireEndpointAddress(deps: ManagementDeps, rawUrl: unknown): Promise<string> {
-  const url = typeof rawUrl === 'string' ? rawUrl.trim() : '';
-  const verdict = await checkEndpointAddress(url, {
-    config: deps.config,
-    customOfferDomains: await readOfferDomains(deps.sql),
-    resolver: deps.resolver,
-  });
-  if (!verdict.ok) throw invalidInput(`endpoint address refused: ${verdict.reason}`);
-  return url;
 }
 
 export async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = false): Promise<EndpointRow> {

@@ -1,0 +1,82 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { rawQuery } from '../api/admission/query.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Sql } from '../db/connect.js';
+import { coerceError, type Logger } from '../log.js';
+import { consoleDistDir } from '../paths.js';
+import { loadMasterKey } from '../webhooks/secrets.js';
+import type { ConsoleDeps } from './context.js';
+import { loadConsoleCursorCodec } from './cursor.js';
+import { CONSOLE_MESSAGES, sendConsoleError } from './errors.js';
+import { createConsoleOperations } from './operations.js';
+import { crossSiteCheck, jsonBody, securityHeaders } from './protection.js';
+import { consoleStatic } from './static.js';
+import { createSignInThrottle, type SignInThrottle } from './throttle.js';
+
+export const CONSOLE_PATH = '/console';
+export const CONSOLE_API_PATH = '/api';
+
+export interface ConsoleOptions {
+  sql: Sql;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  /** Tests pass a throttle with lower limits; otherwise built from config. */
+  throttle?: SignInThrottle;
+  /** Where the built single-page app is; tests point elsewhere. */
+  staticDir?: string;
+}
+
+/**
+ * Everything under /console: security headers on every answer, the cross-site check and JSON
+ * bodies for state-changing requests, the management API at /console/api (console-api.yaml),
+ * and the single-page app for every other path.
+ */
+export async function createConsole(options: ConsoleOptions): Promise<{ router: express.Router; close(): Promise<void> }> {
+  const { sql, config, clock, logger } = options;
+  const throttle = options.throttle ?? createSignInThrottle(config, logger);
+  let masterKey: Buffer | undefined;
+  const deps: ConsoleDeps = {
+    sql,
+    clock,
+    config,
+    logger,
+    throttle,
+    cursors: await loadConsoleCursorCodec(sql),
+    // The master key is read (or, in development, created) only when a secret is sealed.
+    manage: ({ sealing = false } = {}) => ({
+      sql,
+      clock,
+      config: config.webhooks,
+      masterKey: sealing ? (masterKey ??= loadMasterKey(config)) : Buffer.alloc(0),
+    }),
+  };
+  const { api } = createConsoleOperations(deps);
+
+  const router = express.Router();
+  router.use(securityHeaders);
+  router.use(crossSiteCheck(config.publicUrl));
+  router.use(CONSOLE_API_PATH, jsonBody, async (req: Request, res: Response) => {
+    res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
+    res.locals.consoleRequest = { method: req.method.toLowerCase(), path: req.path, query: {}, headers: req.headers, body: req.body };
+    try {
+      await api.handleRequest(res.locals.consoleRequest, req, res);
+    } catch (error) {
+      failed(res, logger, error);
+    }
+  });
+  router.use(consoleStatic(options.staticDir ?? consoleDistDir));
+  router.use((_req: Request, res: Response) => sendConsoleError(res, 404, 'not_found', CONSOLE_MESSAGES.not_found));
+  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => failed(res, logger, error));
+  return { router, close: () => throttle.close() };
+}
+
+function failed(res: Response, logger: Logger, error: unknown): void {
+  logger.error({ err: coerceError(error), requestId: res.locals.requestId }, 'console request failed');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendConsoleError(res, 500, 'internal_error', CONSOLE_MESSAGES.internal_error);
+}

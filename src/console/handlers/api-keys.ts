@@ -1,0 +1,67 @@
+import { sendJson } from '../../api/respond.js';
+import { createApiKey, listApiKeyPage, readApiKeyListing, revokeApiKey, type ApiKeyListing } from '../../domain/api-keys.js';
+import { requireManager, requireReader } from '../access.js';
+import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
+import { refuse } from '../errors.js';
+import { body, pageOf, pageRequest, pathParam } from './paging.js';
+
+/**
+ * API keys of a workspace (SPEC.md "Authentication" 3): any member lists them (never a value);
+ * owners and admins create and revoke them through the same domain functions as the CLI.
+ */
+const LIST = 'api-keys';
+
+function view({ created_at_key: _key, ...key }: ApiKeyListing) {
+  return key;
+}
+
+async function listApiKeys(request: ConsoleRequest): Promise<void> {
+  const workspaceId = pathParam(request, 'workspaceId');
+  await requireReader(request.deps.sql, signedIn(request).account.id, workspaceId);
+  const page = pageRequest(request, LIST, workspaceId);
+  const rows = await listApiKeyPage(request.deps.sql, request.deps.clock, { workspaceId, limit: page.limit + 1, after: page.after });
+  sendJson(request.res, 200, pageOf(request, { list: LIST, workspaceId, limit: page.limit, rows, key: (r) => r.created_at_key, view }));
+}
+
+async function createApiKeyHandler(request: ConsoleRequest): Promise<void> {
+  const workspaceId = pathParam(request, 'workspaceId');
+  const account = signedIn(request).account;
+  await requireManager(request.deps.sql, account.id, workspaceId);
+  const input = body<{ name: string; expires_at?: string | null }>(request);
+  const expiresAt = input.expires_at == null ? null : new Date(input.expires_at);
+  if (expiresAt && Number.isNaN(expiresAt.getTime())) throw refuse.invalid('expires_at must be an ISO 8601 date-time.', 'expires_at');
+  let created: { id: string; key: string };
+  try {
+    created = await createApiKey(request.deps.sql, request.deps.clock, {
+      workspaceId,
+      name: input.name,
+      expiresAt,
+      actingAccountId: account.id,
+      via: request.via,
+    });
+  } catch (error) {
+    // The domain's only input refusals here are the name's length and an expiry in the past.
+    if (error instanceof Error && /expires at/.test(error.message)) throw refuse.invalid('expires_at must lie in the future.', 'expires_at');
+    throw error;
+  }
+  const listed = await readApiKeyListing(request.deps.sql, request.deps.clock, { workspaceId, keyId: created.id });
+  sendJson(request.res, 201, { data: { ...view(listed!), value: created.key } });
+}
+
+async function revokeApiKeyHandler(request: ConsoleRequest): Promise<void> {
+  const workspaceId = pathParam(request, 'workspaceId');
+  const keyId = pathParam(request, 'keyId');
+  const account = signedIn(request).account;
+  await requireManager(request.deps.sql, account.id, workspaceId);
+  // A key of another workspace is an unknown key here, even for someone who manages both.
+  if (!(await readApiKeyListing(request.deps.sql, request.deps.clock, { workspaceId, keyId }))) throw refuse.notFound();
+  await revokeApiKey(request.deps.sql, request.deps.clock, { keyId, actingAccountId: account.id, via: request.via });
+  const listed = await readApiKeyListing(request.deps.sql, request.deps.clock, { workspaceId, keyId });
+  sendJson(request.res, 200, { data: view(listed!) });
+}
+
+export const apiKeyHandlers: ConsoleHandlerTable = {
+  listApiKeys,
+  createApiKey: createApiKeyHandler,
+  revokeApiKey: revokeApiKeyHandler,
+};

@@ -1,0 +1,84 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { ipLimitKey } from '../api/admission/client-ip.js';
+
+/**
+ * Sign-in throttling (issue "management console": "Sign-in attempts are limited per account and
+ * per client address"). Every attempt counts, before the password is checked, so an unknown
+ * email is throttled exactly like a known one and the answer never tells them apart; a
+ * successful sign-in clears its email's count. Shared through Redis when REDIS_URL is set, with
+ * no offline queue and a short command timeout, so a down or frozen Redis falls back to the
+ * per-process memory limiter (rate-limiter-flexible's insurance) instead of hanging sign-in.
+ */
+export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** Attempts per email address in the window: enough for typos, far too few for guessing. */
+export const SIGN_IN_ATTEMPTS_PER_EMAIL = 10;
+/** Attempts per client address in the window (IPv6 per /64): an office behind one address. */
+export const SIGN_IN_ATTEMPTS_PER_ADDRESS = 50;
+const REDIS_COMMAND_TIMEOUT_MS = 300;
+
+export interface SignInThrottle {
+  /** Counts one attempt; the seconds to wait when either limit is reached, else null. */
+  attempt(input: { email: string | null; address: string | undefined }): Promise<number | null>;
+  /** A successful sign-in: the email starts afresh. */
+  succeeded(email: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createSignInThrottle(
+  config: Pick<Config, 'redisUrl'>,
+  logger: Logger,
+  limits: { perEmail?: number; perAddress?: number } = {},
+): SignInThrottle {
+  let redis: Redis | undefined;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      maxRetriesPerRequest: 1,
+    });
+    redis.on('error', (error) => logger.warn({ err: error }, 'sign-in throttle store (Redis) unavailable'));
+  }
+  const limiter = (keyPrefix: string, points: number): RateLimiterAbstract => {
+    const memory = new RateLimiterMemory({ keyPrefix, points, duration: SIGN_IN_WINDOW_SECONDS });
+    if (!redis) return memory;
+    return new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `offerdesk:console:${keyPrefix}`,
+      points,
+      duration: SIGN_IN_WINDOW_SECONDS,
+      insuranceLimiter: memory,
+    });
+  };
+  const perEmail = limiter('signin-email', limits.perEmail ?? SIGN_IN_ATTEMPTS_PER_EMAIL);
+  const perAddress = limiter('signin-ip', limits.perAddress ?? SIGN_IN_ATTEMPTS_PER_ADDRESS);
+
+  const consume = async (target: RateLimiterAbstract, key: string): Promise<number | null> => {
+    try {
+      await target.consume(key);
+      return null;
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      throw rejection;
+    }
+  };
+
+  return {
+    async attempt({ email, address }) {
+      const waits = await Promise.all([
+        consume(perAddress, ipLimitKey(address)),
+        email === null ? null : consume(perEmail, email.trim().toLowerCase()),
+      ]);
+      const blocked = waits.filter((w): w is number => w !== null);
+      return blocked.length > 0 ? Math.max(...blocked) : null;
+    },
+    async succeeded(email) {
+      await perEmail.delete(email.trim().toLowerCase()).catch((error) => logger.warn({ err: error }, 'clearing a sign-in count failed'));
+    },
+    async close() {
+      if (redis) await redis.quit().catch(() => redis?.disconnect());
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { DomainError } from '../domain/errors.js';
+import { checkEndpointAddress } from './address-rules.js';
+import type { ManagementDeps } from './management.js';
+import { readOfferDomains } from './sql/readOfferDomains.js';
+
+/** An endpoint address refused by a rule; `reason` is the rule's own words (the console shows it at the field). */
+export class AddressRefused extends DomainError {
+  constructor(readonly reason: string) {
+    super('invalid_input', `endpoint address refused: ${reason}`);
+  }
+}
+
+/**
+ * The address rules of SPEC.md "Webhook endpoint management" (https, port 443, public name
+ * resolving only to public addresses, blocked domains, every workspace's custom offer domain),
+ * for adding and for changing an endpoint alike. Returns the trimmed address.
+ */
+export async function requireEndpointAddress(deps: ManagementDeps, rawUrl: unknown): Promise<string> {
+  const url = typeof rawUrl === 'string' ? rawUrl.trim() : '';
+  const verdict = await checkEndpointAddress(url, {
+    config: deps.config,
+    customOfferDomains: await readOfferDomains(deps.sql),
+    resolver: deps.resolver,
+  });
+  if (!verdict.ok) throw new AddressRefused(verdict.reason);
+  return url;
+}
+
