@@ -194,7 +194,9 @@ export function useConsoleWorld(): ConsoleWorld {
         expectProblem: (pattern) => expected.set(entry, [...(expected.get(entry) ?? []), pattern]),
       };
       page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') entry.problems.push(`console.${message.type()}: ${message.text()}`);
+        if (message.type() !== 'error' && message.type() !== 'warning') return;
+        const where = message.location().url;
+        entry.problems.push(`console.${message.type()}: ${message.text()}${where ? ` (${where})` : ''}`);
       });
       page.on('pageerror', (error) => entry.problems.push(`uncaught: ${error.message}`));
       pages.push(entry);
