@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -212,8 +213,16 @@ export function useConsoleWorld(): ConsoleWorld {
     };
   });
 
-  afterEach(async () => {
+  afterEach(async ({ task }) => {
     const open = pages.splice(0);
+    if (task.result?.state === 'fail') {
+      // What the page showed when the test failed, for whoever reads the failure.
+      for (const [i, entry] of open.entries()) {
+        const file = join(tmpdir(), `offerdesk-browser-failure-${Date.now()}-${i}.png`);
+        await entry.page.screenshot({ path: file, fullPage: true }).catch(() => {});
+        process.stderr.write(`screenshot of the failed page: ${file}\n${entry.problems.join('\n')}\n`);
+      }
+    }
     for (const entry of open) await entry.context.close();
     for (const entry of open) {
       const allowed = expected.get(entry) ?? [];

@@ -97,23 +97,26 @@ export function EndpointForm(props: { workspaceId: string; endpoint?: Endpoint; 
         <fieldset aria-invalid={eventsError || undefined} aria-describedby={eventsError ? 'endpoint-events-error' : undefined}>
           <legend>Events</legend>
           <ListState query={eventTypes} what="event types" />
-          {eventTypes.data?.map((t) => (
+          {eventTypes.data?.map((t) => {
+            const id = `event-${t.type.replaceAll('.', '-')}`;
+            return (
             <div className="check" key={t.type}>
               <input
                 type="checkbox"
-                id={`event-${t.type}`}
+                id={id}
                 checked={events.has(t.type)}
                 onChange={(e) => toggle(t.type, e.target.checked)}
-                aria-describedby={`event-${t.type}-description`}
+                aria-describedby={`${id}-description`}
               />
-              <label htmlFor={`event-${t.type}`}>
+              <label htmlFor={id}>
                 <code>{t.type}</code>
               </label>
-              <span id={`event-${t.type}-description`} className="hint">
+              <span id={`${id}-description`} className="hint">
                 {t.description}
               </span>
             </div>
-          ))}
+            );
+          })}
           {eventsError ? (
             <p id="endpoint-events-error" role="alert" className="error field-error">
               {errorMessage(save.error)}
