@@ -13,10 +13,9 @@ import { ipLimitKey } from '../api/admission/client-ip.js';
  * per-process memory limiter (rate-limiter-flexible's insurance) instead of hanging sign-in.
  */
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
-/** Attempts per email address in the window: enough for typos, far too few for guessing. */
-export const SIGN_IN_ATTEMPTS_PER_EMAIL = 10;
-/** Attempts per client address in the window (IPv6 per /64): an office behind one address. */
-export const SIGN_IN_ATTEMPTS_PER_ADDRESS = 50;
+// Limits per window: config.signInAttemptsPerEmail (default 10: enough for typos, far too few
+// for guessing) and config.signInAttemptsPerAddress (default 50, IPv6 per /64: an office
+// behind one address).
 const REDIS_COMMAND_TIMEOUT_MS = 300;
 
 export interface SignInThrottle {
@@ -28,9 +27,8 @@ export interface SignInThrottle {
 }
 
 export function createSignInThrottle(
-  config: Pick<Config, 'redisUrl'>,
+  config: Pick<Config, 'redisUrl' | 'signInAttemptsPerEmail' | 'signInAttemptsPerAddress'>,
   logger: Logger,
-  limits: { perEmail?: number; perAddress?: number } = {},
 ): SignInThrottle {
   let redis: Redis | undefined;
   if (config.redisUrl) {
@@ -52,8 +50,8 @@ export function createSignInThrottle(
       insuranceLimiter: memory,
     });
   };
-  const perEmail = limiter('signin-email', limits.perEmail ?? SIGN_IN_ATTEMPTS_PER_EMAIL);
-  const perAddress = limiter('signin-ip', limits.perAddress ?? SIGN_IN_ATTEMPTS_PER_ADDRESS);
+  const perEmail = limiter('signin-email', config.signInAttemptsPerEmail);
+  const perAddress = limiter('signin-ip', config.signInAttemptsPerAddress);
 
   const consume = async (target: RateLimiterAbstract, key: string): Promise<number | null> => {
     try {
