@@ -23,6 +23,8 @@ export interface SignInThrottle {
   attempt(input: { email: string | null; address: string | undefined }): Promise<number | null>;
   /** A successful sign-in: the email starts afresh. */
   succeeded(email: string): Promise<void>;
+  /** Resolves once the shared store is connected (at once without Redis); until then, memory counts. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,10 @@ export function createSignInThrottle(
     },
     async succeeded(email) {
       await perEmail.delete(email.trim().toLowerCase()).catch((error) => logger.warn({ err: error }, 'clearing a sign-in count failed'));
+    },
+    ready() {
+      if (!redis || redis.status === 'ready') return Promise.resolve();
+      return new Promise((resolve) => redis!.once('ready', () => resolve()));
     },
     async close() {
       if (redis) await redis.quit().catch(() => redis?.disconnect());
