@@ -24,6 +24,10 @@ export interface Config {
    * (`Secure` over https) and cross-site check (its origin) are built from it.
    */
   publicUrl: string;
+  /** Console sign-in attempts per email address in 15 minutes (CONSOLE_SIGN_IN_PER_EMAIL). */
+  signInAttemptsPerEmail: number;
+  /** Console sign-in attempts per client address in 15 minutes (CONSOLE_SIGN_IN_PER_ADDRESS). */
+  signInAttemptsPerAddress: number;
   /** Redis for shared rate limits across API processes; absent means in-memory limits. */
   redisUrl: string | undefined;
   rateLimitPerKey: number;
@@ -176,6 +180,8 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '127.0.0.1',
     port,
     publicUrl: publicUrl(env.OFFERDESK_PUBLIC_URL, port),
+    signInAttemptsPerEmail: integer(env, 'CONSOLE_SIGN_IN_PER_EMAIL', 10, 1, 1_000_000),
+    signInAttemptsPerAddress: integer(env, 'CONSOLE_SIGN_IN_PER_ADDRESS', 50, 1, 1_000_000_000),
     redisUrl,
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 120, 1, 1_000_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 300, 1, 1_000_000_000),

@@ -13,10 +13,9 @@ import { ipLimitKey } from '../api/admission/client-ip.js';
  * per-process memory limiter (rate-limiter-flexible's insurance) instead of hanging sign-in.
  */
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
-/** Attempts per email address in the window: enough for typos, far too few for guessing. */
-export const SIGN_IN_ATTEMPTS_PER_EMAIL = 10;
-/** Attempts per client address in the window (IPv6 per /64): an office behind one address. */
-export const SIGN_IN_ATTEMPTS_PER_ADDRESS = 50;
+// Limits per window: config.signInAttemptsPerEmail (default 10: enough for typos, far too few
+// for guessing) and config.signInAttemptsPerAddress (default 50, IPv6 per /64: an office
+// behind one address).
 const REDIS_COMMAND_TIMEOUT_MS = 300;
 
 export interface SignInThrottle {
@@ -24,13 +23,14 @@ export interface SignInThrottle {
   attempt(input: { email: string | null; address: string | undefined }): Promise<number | null>;
   /** A successful sign-in: the email starts afresh. */
   succeeded(email: string): Promise<void>;
+  /** Resolves once the shared store is connected (at once without Redis); until then, memory counts. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function createSignInThrottle(
-  config: Pick<Config, 'redisUrl'>,
+  config: Pick<Config, 'redisUrl' | 'signInAttemptsPerEmail' | 'signInAttemptsPerAddress'>,
   logger: Logger,
-  limits: { perEmail?: number; perAddress?: number } = {},
 ): SignInThrottle {
   let redis: Redis | undefined;
   if (config.redisUrl) {
@@ -52,8 +52,8 @@ export function createSignInThrottle(
       insuranceLimiter: memory,
     });
   };
-  const perEmail = limiter('signin-email', limits.perEmail ?? SIGN_IN_ATTEMPTS_PER_EMAIL);
-  const perAddress = limiter('signin-ip', limits.perAddress ?? SIGN_IN_ATTEMPTS_PER_ADDRESS);
+  const perEmail = limiter('signin-email', config.signInAttemptsPerEmail);
+  const perAddress = limiter('signin-ip', config.signInAttemptsPerAddress);
 
   const consume = async (target: RateLimiterAbstract, key: string): Promise<number | null> => {
     try {
@@ -76,6 +76,10 @@ export function createSignInThrottle(
     },
     async succeeded(email) {
       await perEmail.delete(email.trim().toLowerCase()).catch((error) => logger.warn({ err: error }, 'clearing a sign-in count failed'));
+    },
+    ready() {
+      if (!redis || redis.status === 'ready') return Promise.resolve();
+      return new Promise((resolve) => redis!.once('ready', () => resolve()));
     },
     async close() {
       if (redis) await redis.quit().catch(() => redis?.disconnect());

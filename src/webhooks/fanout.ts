@@ -158,7 +158,7 @@ async function prepareMessages(tx: Tx, deps: EngineDeps, rows: OutboxRow[], now:
       deps.logger.error({ outboxId: row.id, bytes: body.bytes }, 'webhook body over 64 KiB; not sent');
       continue;
     }
-    messages.push({ id: row.id, workspaceId: row.workspace_id, type: row.type, body: body.text });
+    messages.push({ id: row.id, workspaceId: row.workspace_id, type: row.type, body: body.text, offerId: row.offer_id });
   }
   return messages;
 }

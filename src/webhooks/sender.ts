@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { WebhookConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { type Resolver, checkEndpointAddress } from './address-rules.js';
+import { unsignedHeaders, webhookTimestamp } from './headers.js';
 import { signPayload } from './signing.js';
 import { CONNECT_TIMEOUT_PER_ADDRESS_MS, PinnedPools, type PinnedTlsOptions } from './transport-pool.js';
 
@@ -11,8 +12,7 @@ import { CONNECT_TIMEOUT_PER_ADDRESS_MS, PinnedPools, type PinnedTlsOptions } fr
  * the headers SPEC.md lists, and report the outcome. Network problems are outcomes, never throws.
  */
 
-/** SPEC.md "Outgoing webhook request": `<service>-Webhooks/1.0`. */
-export const USER_AGENT = 'Offerdesk-Webhooks/1.0';
+export { USER_AGENT } from './headers.js';
 /** SPEC.md "Webhook limits": time to respond, headers and body together, from the attempt's start. */
 export const RESPONSE_TIMEOUT_MS = 10_000;
 /** How much of a reply body the delivery log keeps. */
@@ -113,14 +113,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 
       const url = new URL(request.url);
       const body = Buffer.from(request.body, 'utf8');
-      const timestamp = Math.floor(request.attemptAt.getTime() / 1000);
+      const timestamp = webhookTimestamp(request.attemptAt);
       // SPEC.md "Outgoing webhook request": these five and nothing else; undici adds only host,
       // content-length and connection, which HTTP/1.1 itself needs.
       const headers = {
-        'Content-Type': 'application/json',
-        'User-Agent': USER_AGENT,
-        'webhook-id': request.messageId,
-        'webhook-timestamp': String(timestamp),
+        ...unsignedHeaders(request.messageId, timestamp),
         'webhook-signature': signPayload(request.secret, request.messageId, timestamp, request.body),
       };
 

@@ -31,17 +31,18 @@ export async function insertDeliveries(
                     ${deliveries.map((d) => d.endpointId)}::uuid[]) with ordinality as i(message_id, endpoint_id, ord)
     ),
     placed as (
-      select i.message_id, i.endpoint_id, e.workspace_id,
+      select i.message_id, i.endpoint_id, e.workspace_id, m.type as event_type,
              (select count(*) from webhook_deliveries d
                where d.endpoint_id = i.endpoint_id and d.status in ('pending', 'sending'))
              + row_number() over (partition by i.endpoint_id order by i.ord) <= ${maxOpenPerEndpoint} as queued
         from input i
         join webhook_endpoints e on e.id = i.endpoint_id
+        join webhook_messages m on m.id = i.message_id
     )
     insert into webhook_deliveries
-      (message_id, endpoint_id, workspace_id, is_test, status, max_attempts, next_attempt_at,
+      (message_id, endpoint_id, workspace_id, event_type, is_test, status, max_attempts, next_attempt_at,
        failure_reason, created_at, updated_at, finished_at)
-    select p.message_id, p.endpoint_id, p.workspace_id, ${isTest},
+    select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest},
            case when p.queued then 'pending' else 'failed' end,
            ${maxAttempts},
            ${now},

@@ -12,7 +12,7 @@ export async function pauseEndpoint(
   const [row] = await sql<{ paused: number; cancelled: number }[]>`
     with paused as (
       update webhook_endpoints
-         set state = 'paused', paused_at = ${input.now}, updated_at = ${input.now}
+         set state = 'paused', paused_reason = 'failures', paused_at = ${input.now}, updated_at = ${input.now}
        where id = ${input.endpointId}::uuid and state = 'active' and removed_at is null
       returning id
     ),

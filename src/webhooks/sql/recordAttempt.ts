@@ -18,8 +18,8 @@ const MAX_RESPONSE_PREFIX_CHARS = 2048;
 export async function recordAttempt(sql: Queryable, a: AttemptRecord): Promise<void> {
   await sql`
     insert into webhook_attempts
-      (delivery_id, attempt, attempted_at, succeeded, status_code, error, duration_ms, response_prefix)
-    values (${a.deliveryId}::uuid, ${a.attempt}, ${a.attemptedAt}, ${a.succeeded}, ${a.statusCode},
+      (delivery_id, endpoint_id, attempt, attempted_at, succeeded, status_code, error, duration_ms, response_prefix)
+    values (${a.deliveryId}::uuid, (select endpoint_id from webhook_deliveries where id = ${a.deliveryId}::uuid), ${a.attempt}, ${a.attemptedAt}, ${a.succeeded}, ${a.statusCode},
             ${a.error === null ? null : a.error.slice(0, MAX_ERROR_CHARS)},
             ${Math.max(0, Math.round(a.durationMs))},
             ${a.responsePrefix === null ? null : a.responsePrefix.slice(0, MAX_RESPONSE_PREFIX_CHARS)})`;

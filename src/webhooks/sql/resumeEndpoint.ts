@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/connect.js';
 export async function resumeEndpoint(sql: Queryable, input: { endpointId: string; now: Date }): Promise<boolean> {
   const rows = await sql`
     update webhook_endpoints
-       set state = 'active', failure_streak = 0, paused_at = null, updated_at = ${input.now}
+       set state = 'active', failure_streak = 0, paused_at = null, paused_reason = null, updated_at = ${input.now}
      where id = ${input.endpointId}::uuid and removed_at is null
     returning id`;
   return rows.length > 0;

@@ -1,0 +1,74 @@
+import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
+import { writeAudit, type AuditSource } from '../domain/audit.js';
+import { invalidTransition, limitReached, notFound } from '../domain/errors.js';
+import { isUuid } from '../domain/validate.js';
+import type { LogDeps } from './log-page.js';
+import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from './policy.js';
+import { countFailedSince } from './sql/countFailedSince.js';
+import { countOpenDeliveries } from './sql/countOpenDeliveries.js';
+import { readEndpoint } from './sql/readEndpoint.js';
+import { resendFailedSince } from './sql/resendFailedSince.js';
+
+/**
+ * "Resend failed since ..." for an endpoint that was down (SPEC.md "Delivery, retries, pause": a
+ * failed delivery "can be resent from the delivery log up to 5 times"): the endpoint's failed
+ * deliveries created since a time, each resent as a single resend would be and within its own
+ * limit of 5; those at their limit are skipped and counted. The preview counts exactly the rows
+ * the resend takes (same conditions), so "it will resend n" is what it then resends, unless the
+ * log changes in between.
+ *
+ * The resends must fit the endpoint's 1,000 open deliveries (SPEC.md "Webhook limits") all at
+ * once: a partial resend would leave the person guessing which ones went, so one that does not
+ * fit is refused with how many fit.
+ */
+export interface ResendFailedInput {
+  workspaceId: string;
+  endpointId: string;
+  since: Date;
+}
+
+export async function previewResendFailed(deps: LogDeps, input: ResendFailedInput): Promise<{ count: number; skipped_limit: number }> {
+  const endpoint = await endpointOf(deps, input);
+  const counts = await countFailedSince(deps.sql, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS });
+  return { count: counts.resendable, skipped_limit: counts.atLimit };
+}
+
+export async function resendFailed(
+  deps: LogDeps,
+  input: ResendFailedInput & { actorId: string; via?: AuditSource },
+): Promise<{ resent: number; skipped_limit: number }> {
+  await endpointOf(deps, input);
+  await requireRole(deps.sql, { workspaceId: input.workspaceId, accountId: input.actorId, roles: MANAGER_ROLES });
+  return (await deps.sql.begin(async (tx) => {
+    // Serialises resends of this endpoint, so two at once cannot both pass the open limit.
+    const endpoint = await readEndpoint(tx, { endpointId: input.endpointId, forUpdate: true });
+    if (!endpoint || endpoint.workspace_id !== input.workspaceId) throw notFound(`endpoint ${input.endpointId}`);
+    if (endpoint.state === 'paused') throw invalidTransition(`endpoint ${endpoint.id} is paused; resume it before resending`);
+    const counts = await countFailedSince(tx, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS });
+    const room = MAX_OPEN_DELIVERIES_PER_ENDPOINT - (await countOpenDeliveries(tx, { endpointId: endpoint.id }));
+    if (counts.resendable > room) {
+      throw limitReached(
+        `${counts.resendable} failed deliveries would be resent but endpoint ${endpoint.id} has room for ${Math.max(0, room)} more open deliveries (at most ${MAX_OPEN_DELIVERIES_PER_ENDPOINT}); choose a later time or wait`,
+      );
+    }
+    const now = deps.clock.now();
+    const resent = await resendFailedSince(tx, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS, now });
+    await writeAudit(tx, {
+      workspaceId: endpoint.workspace_id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'delivery.resent_failed',
+      target: { type: 'endpoint', id: endpoint.id },
+      details: { since: input.since.toISOString(), resent: resent.length, skipped_limit: counts.atLimit },
+      at: now,
+    });
+    return { resent: resent.length, skipped_limit: counts.atLimit };
+  })) as { resent: number; skipped_limit: number };
+}
+
+/** The endpoint, when it is a live endpoint of the workspace; else not found. */
+async function endpointOf(deps: LogDeps, input: ResendFailedInput) {
+  const endpoint = isUuid(input.endpointId) ? await readEndpoint(deps.sql, { endpointId: input.endpointId }) : null;
+  if (!endpoint || endpoint.workspace_id !== input.workspaceId) throw notFound(`endpoint ${input.endpointId}`);
+  return endpoint;
+}

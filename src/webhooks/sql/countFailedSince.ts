@@ -1,0 +1,18 @@
+import type { Queryable } from '../../db/connect.js';
+
+/**
+ * "Resend failed since T" of one endpoint: its failed deliveries created at or after `since`,
+ * split by whether each still has a resend left (SPEC.md "Delivery, retries, pause": "up to 5
+ * times"). One index range of webhook_deliveries_endpoint_status_log_idx.
+ */
+export async function countFailedSince(
+  sql: Queryable,
+  input: { endpointId: string; since: Date; maxResends: number },
+): Promise<{ resendable: number; atLimit: number }> {
+  const [row] = await sql<{ resendable: number; at_limit: number }[]>`
+    select count(*) filter (where d.resend_count < ${input.maxResends})::int as resendable,
+           count(*) filter (where d.resend_count >= ${input.maxResends})::int as at_limit
+      from webhook_deliveries d
+     where d.endpoint_id = ${input.endpointId}::uuid and d.status = 'failed' and d.created_at >= ${input.since}`;
+  return { resendable: row!.resendable, atLimit: row!.at_limit };
+}

@@ -1,0 +1,90 @@
+import type { Queryable } from '../../db/connect.js';
+import type { DeliveryStatus } from './listDeliveries.js';
+
+/** One row of the console's delivery log, with what the waiting reason needs. */
+export interface LogRow {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  endpoint_url: string;
+  /** The webhook-id. */
+  message_id: string;
+  type: string;
+  offer_id: string | null;
+  status: DeliveryStatus;
+  attempt_count: number;
+  max_attempts: number;
+  resend_count: number;
+  is_test: boolean;
+  failure_reason: string | null;
+  next_attempt_at: Date | null;
+  lease_until: Date | null;
+  created_at: Date;
+  /** created_at as exact text: the keyset position of the cursor. */
+  created_at_key: string;
+  last_response_status: number | null;
+}
+
+export interface LogFilter {
+  workspaceId: string;
+  status: DeliveryStatus | null;
+  eventType: string | null;
+  endpointId: string | null;
+  /** Created at or after. */
+  since: Date | null;
+  /** Created before. */
+  until: Date | null;
+  /** A webhook-id or an offer id (exact UUID). */
+  q: string | null;
+  /** One delivery (the detail page). */
+  deliveryId?: string | null;
+}
+
+/**
+ * One page of a workspace's delivery log, newest first, after the keyset position `after`.
+ *
+ * Every filter is a plain equality or range on webhook_deliveries, so the planner walks one of
+ * the list indexes of migration 0011 in (created_at desc, id desc) order and stops after `limit`
+ * rows: status, event type and endpoint each have an index with that order, and since/until are
+ * a range inside it. `q` names few messages (one webhook-id, or the events of one offer), read
+ * through webhook_messages_offer_idx and the (message_id, endpoint_id) key; that small set is
+ * sorted. The endpoint's URL, the offer and the last attempt's status are read for the page only.
+ */
+export async function listDeliveryLog(
+  sql: Queryable,
+  input: LogFilter & { after: { createdAt: string; id: string } | null; limit: number },
+): Promise<LogRow[]> {
+  return sql<LogRow[]>`
+    select d.id, d.workspace_id, d.endpoint_id, e.url as endpoint_url, d.message_id, d.event_type as type,
+           m.offer_id, d.status, d.attempt_count, d.max_attempts, d.resend_count, d.is_test, d.failure_reason,
+           d.next_attempt_at, d.lease_until, d.created_at, d.created_at::text as created_at_key,
+           (select a.status_code from webhook_attempts a
+             where a.delivery_id = d.id order by a.id desc limit 1) as last_response_status
+      from (select d.*
+              from webhook_deliveries d
+             where ${logConditions(sql, input)}
+               ${input.after ? sql`and (d.created_at, d.id) < (${input.after.createdAt}::timestamptz, ${input.after.id}::uuid)` : sql``}
+             order by d.created_at desc, d.id desc
+             limit ${input.limit}) d
+      join webhook_endpoints e on e.id = d.endpoint_id
+      join webhook_messages m on m.id = d.message_id
+     order by d.created_at desc, d.id desc`;
+}
+
+/** The filter as SQL conditions on `webhook_deliveries d` (shared with the EXPLAIN tests). */
+export function logConditions(sql: Queryable, f: LogFilter) {
+  return sql`d.workspace_id = ${f.workspaceId}::uuid
+    ${f.deliveryId ? sql`and d.id = ${f.deliveryId}::uuid` : sql``}
+    ${f.status === null ? sql`` : sql`and d.status = ${f.status}`}
+    ${f.eventType === null ? sql`` : sql`and d.event_type = ${f.eventType}`}
+    ${f.endpointId === null ? sql`` : sql`and d.endpoint_id = ${f.endpointId}::uuid`}
+    ${f.since === null ? sql`` : sql`and d.created_at >= ${f.since}`}
+    ${f.until === null ? sql`` : sql`and d.created_at < ${f.until}`}
+    ${
+      f.q === null
+        ? sql``
+        : sql`and d.message_id in (select q.id from webhook_messages q
+                                    where q.workspace_id = ${f.workspaceId}::uuid
+                                      and (q.id = ${f.q}::uuid or q.offer_id = ${f.q}::uuid))`
+    }`;
+}
