@@ -28,20 +28,22 @@ describeInBrowser('API keys in the console (Chromium)', () => {
     expect(((await answer.json()) as { data: { id: string } }).data.id).toBe(world.workspaceId);
 
     await dialog.getByRole('button', { name: 'Done' }).click();
-    await expect(dialog.count()).resolves.toBe(0);
+    await dialog.waitFor({ state: 'detached' });
     // The list shows the prefix and never the value.
     const row = page.getByRole('row', { name: /CRM sync/ });
-    await expect(row.getByRole('cell', { name: 'active' }).count()).resolves.toBe(1);
+    await row.getByRole('cell', { name: 'active' }).waitFor();
     const rowText = (await row.textContent()) ?? '';
     expect(rowText).toContain(value.slice(0, 13));
     expect(rowText).not.toContain(value);
     expect(await page.content()).not.toContain(value);
     // Focus returned to the button that opened the dialog.
-    await expect(page.evaluate('document.activeElement?.textContent')).resolves.toBe('Create key');
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Create key');
 
     await row.getByRole('button', { name: 'Revoke CRM sync' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
     await row.getByRole('cell', { name: 'revoked' }).waitFor();
+    // The Revoke button is gone with the key's activity; focus lands on the page's heading.
+    await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('H1');
     expect((await readWorkspace(value)).status).toBe(401);
   });
 

@@ -155,7 +155,8 @@ export function useConsoleWorld(): ConsoleWorld {
       OFFERDESK_WEBHOOK_DEV_RESOLVE: devResolveEnv(receiver),
       OFFERDESK_PUBLIC_URL: origin,
     });
-    const logger = createLogger('silent');
+    // OFFERDESK_TEST_LOG=error shows the service's log lines of a failing browser test.
+    const logger = createLogger(process.env.OFFERDESK_TEST_LOG ?? 'silent');
     const app = await createApp({ sql: db.sql, config, clock, logger });
     closeApp = app.close;
     server = createServer(app.app);

@@ -56,9 +56,11 @@ export function RemoveEndpointDialog(props: { workspaceId: string; endpoint: End
           params: { path: { workspaceId: props.workspaceId, endpointId: props.endpoint.id } },
         }),
       ),
+    // The list first: the card (and this dialog in it) goes away, and focus moves to the heading
+    // instead of to the removed card's button.
     onSuccess: async () => {
-      props.onClose();
       await queryClient.invalidateQueries({ queryKey: keys.endpoints(props.workspaceId) });
+      props.onClose();
     },
   });
   return (
