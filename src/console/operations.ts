@@ -11,32 +11,24 @@ import { loadConsoleDocument, servedConsoleDocument } from './document.js';
 import { answerError, CONSOLE_MESSAGES, sendConsoleError } from './errors.js';
 import { apiKeyHandlers } from './handlers/api-keys.js';
 import { auditLogHandlers } from './handlers/audit-log.js';
+import { deliveryHandlers } from './handlers/deliveries.js';
 import { endpointHandlers } from './handlers/endpoints.js';
 import { eventTypeHandlers } from './handlers/event-types.js';
 import { sessionHandlers } from './handlers/session.js';
 import { sessionToken } from './session-cookie.js';
 
-/**
- * Handler tables by resource, merged into one operationId map. The delivery-log operations
- * (listDeliveries, getDelivery, resendDelivery, previewResendFailed, resendFailed) come from
- * handlers/deliveries.ts, which adds its table here.
- */
+/** Handler tables by resource, merged into one operationId map. */
 export const CONSOLE_HANDLER_TABLES: ConsoleHandlerTable[] = [
   sessionHandlers,
   eventTypeHandlers,
   apiKeyHandlers,
   endpointHandlers,
   auditLogHandlers,
+  deliveryHandlers,
 ];
 
-/** Operations of console-api.yaml whose handlers live on another branch until it is merged. */
-export const PENDING_OPERATIONS: readonly string[] = [
-  'listDeliveries',
-  'getDelivery',
-  'resendDelivery',
-  'previewResendFailed',
-  'resendFailed',
-];
+/** Operations of console-api.yaml whose handlers live on another branch until it is merged: none. */
+export const PENDING_OPERATIONS: readonly string[] = [];
 
 /**
  * Routing and validation by operationId on console-api.yaml, set up like the public API's

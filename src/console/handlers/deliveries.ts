@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { sendJson } from '../../api/respond.js';
+import { resendDelivery as resendDeliveryDomain } from '../../webhooks/delivery-log.js';
+import { listDeliveryLogPage, showDeliveryLogEntry, type DeliveryLogDetail, type LogDeps, type LogQuery } from '../../webhooks/log-page.js';
+import { previewResendFailed as previewDomain, resendFailed as resendFailedDomain } from '../../webhooks/resend-failed.js';
+import { requireManager, requireReader } from '../access.js';
+import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
+import { body, pageOf, pageRequest, pathParam } from './paging.js';
+
+/**
+ * The delivery log (SPEC.md "Webhook endpoint management": "resend a delivery from the delivery
+ * log"): any member reads it; owners and admins resend, through the same domain functions as the
+ * CLI, so the limit of 5 resends per delivery holds here as there.
+ */
+
+function logDeps(request: ConsoleRequest): LogDeps {
+  const { sql, clock, config } = request.deps;
+  return { sql, clock, config: config.webhooks };
+}
+
+function text(query: Record<string, unknown>, name: string): string | null {
+  const value = query[name];
+  return typeof value === 'string' ? value : null;
+}
+
+function date(query: Record<string, unknown>, name: string): Date | null {
+  const value = text(query, name);
+  return value === null ? null : new Date(value);
+}
+
+/**
+ * A cursor belongs to one walk: the list's name carries a digest of the filters, so a cursor
+ * sent with other filters is refused like a damaged one (SPEC.md "Pagination rules" 2).
+ */
+function listName(filter: LogQuery): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([filter.status, filter.eventType, filter.endpointId, filter.since?.toISOString(), filter.until?.toISOString(), filter.q]))
+    .digest('base64url')
+    .slice(0, 16);
+  return `deliveries:${digest}`;
+}
+
+async function listDeliveries(request: ConsoleRequest): Promise<void> {
+  const workspaceId = pathParam(request, 'workspaceId');
+  await requireReader(request.deps.sql, signedIn(request).account.id, workspaceId);
+  const query = request.c.request.query as Record<string, unknown>;
+  const filter: LogQuery = {
+    workspaceId,
+    status: text(query, 'status'),
+    eventType: text(query, 'event_type'),
+    endpointId: text(query, 'endpoint_id')?.toLowerCase() ?? null,
+    since: date(query, 'since'),
+    until: date(query, 'until'),
+    q: text(query, 'q')?.toLowerCase() ?? null,
+  };
+  const list = listName(filter);
+  const page = pageRequest(request, list, workspaceId);
+  const { rows } = await listDeliveryLogPage(logDeps(request), { ...filter, after: page.after, limit: page.limit + 1 });
+  sendJson(
+    request.res,
+    200,
+    pageOf(request, { list, workspaceId, limit: page.limit, rows, key: (row) => row.key, view: (row) => row.view }),
+  );
+}
+
+async function getDelivery(request: ConsoleRequest): Promise<void> {
+  const workspaceId = pathParam(request, 'workspaceId');
+  await requireReader(request.deps.sql, signedIn(request).account.id, workspaceId);
+  const detail = await showDeliveryLogEntry(logDeps(request), { workspaceId, deliveryId: pathParam(request, 'deliveryId') });
+  sendJson(request.res, 200, { data: detail });
+}
+
+function summary({ body: _body, headers: _headers, attempts: _attempts, ...view }: DeliveryLogDetail) {
+  return view;
+}
+
+async function resendDelivery(request: ConsoleRequest): Promise<void> {
+  const workspaceId = pathParam(request, 'workspaceId');
+  const accountId = signedIn(request).account.id;
+  await requireManager(request.deps.sql, accountId, workspaceId);
+  const deliveryId = pathParam(request, 'deliveryId');
+  // Not found unless the delivery is of this workspace.
+  await showDeliveryLogEntry(logDeps(request), { workspaceId, deliveryId });
+  await resendDeliveryDomain(request.deps.manage(), { deliveryId, actorId: accountId, via: request.via });
+  sendJson(request.res, 200, { data: summary(await showDeliveryLogEntry(logDeps(request), { workspaceId, deliveryId })) });
+}
+
+async function previewResendFailed(request: ConsoleRequest): Promise<void> {
+  const workspaceId = pathParam(request, 'workspaceId');
+  await requireReader(request.deps.sql, signedIn(request).account.id, workspaceId);
+  const since = date(request.c.request.query as Record<string, unknown>, 'since')!;
+  const preview = await previewDomain(logDeps(request), { workspaceId, endpointId: pathParam(request, 'endpointId'), since });
+  sendJson(request.res, 200, { data: { count: preview.count, since: since.toISOString() } });
+}
+
+async function resendFailed(request: ConsoleRequest): Promise<void> {
+  const workspaceId = pathParam(request, 'workspaceId');
+  const accountId = signedIn(request).account.id;
+  await requireManager(request.deps.sql, accountId, workspaceId);
+  const since = new Date(body<{ since: string }>(request).since);
+  const result = await resendFailedDomain(logDeps(request), {
+    workspaceId,
+    endpointId: pathParam(request, 'endpointId'),
+    since,
+    actorId: accountId,
+    via: request.via,
+  });
+  sendJson(request.res, 200, { data: result });
+}
+
+export const deliveryHandlers: ConsoleHandlerTable = {
+  listDeliveries,
+  getDelivery,
+  resendDelivery,
+  previewResendFailed,
+  resendFailed,
+};
