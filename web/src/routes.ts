@@ -17,8 +17,9 @@ export const to = {
   signIn: (next?: string) => (next && next !== '/' ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'),
   apiKeys: (ws: string) => `/w/${ws}/api-keys`,
   endpoints: (ws: string) => `/w/${ws}/endpoints`,
-  deliveries: (ws: string, filters: Record<string, string> = {}) => {
-    const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== '')).toString();
+  deliveries: (ws: string, filters: Record<string, string | undefined> = {}) => {
+    const set = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '');
+    const query = new URLSearchParams(set).toString();
     return `/w/${ws}/deliveries${query ? `?${query}` : ''}`;
   },
   delivery: (ws: string, id: string) => `/w/${ws}/deliveries/${id}`,

@@ -44,7 +44,7 @@ export function Deliveries() {
         key={search}
         workspaceId={workspace.id}
         filters={filters}
-        onApply={(next) => navigate(to.deliveries(workspace.id, next as Record<string, string>))}
+        onApply={(next) => navigate(to.deliveries(workspace.id, { ...next }))}
       />
       {filters.endpoint_id && endpoint.data ? (
         <ResendFailed workspaceId={workspace.id} endpoint={endpoint.data} canChange={workspace.canChange} />
