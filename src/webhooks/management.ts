@@ -16,7 +16,7 @@ import {
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
 } from './policy.js';
-import { encryptSecret, generateEndpointSecret, loadMasterKey } from './secrets.js';
+import { generateEndpointSecret, loadMasterKeys, sealSecret } from './secrets.js';
 import { countEndpointLimits } from './sql/countEndpointLimits.js';
 import { countRecentTests } from './sql/countRecentTests.js';
 import { dropWaitingEvents } from './sql/dropWaitingEvents.js';
@@ -44,6 +44,7 @@ export interface ManagementDeps {
   sql: Sql;
   clock: Clock;
   config: WebhookConfig;
+  /** The current master key: new secrets are sealed with it only. */
   masterKey: Buffer;
   /** Tests pass a fake resolver; otherwise the system's. */
   resolver?: Resolver;
@@ -61,7 +62,7 @@ export function managementDeps(
     sql: env.sql,
     clock: env.clock,
     config: env.config.webhooks,
-    masterKey: options.masterKey ? loadMasterKey(env.config) : Buffer.alloc(0),
+    masterKey: options.masterKey ? loadMasterKeys(env.config).current : Buffer.alloc(0),
   };
 }
 
@@ -134,7 +135,9 @@ export async function addEndpoint(
   if (!verdict.ok) throw invalidInput(`endpoint address refused: ${verdict.reason}`);
 
   const secret = generateEndpointSecret();
-  const secretSealed = encryptSecret(deps.masterKey, secret);
+  // The id is made here, not by the database: the sealed secret is bound to it.
+  const endpointId = randomUUID();
+  const secretSealed = sealSecret(deps.masterKey, endpointId, secret);
   const id = await sql.begin(async (tx) => {
     await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId });
     const counts = await countEndpointLimits(tx, { workspaceId: workspace.id, accountId: input.actorId });
@@ -148,6 +151,7 @@ export async function addEndpoint(
     }
     const now = clock.now();
     const row = await insertEndpoint(tx, {
+      id: endpointId,
       workspaceId: workspace.id,
       url,
       eventTypes,
@@ -217,7 +221,7 @@ export async function rotateSecret(
   const secret = generateEndpointSecret();
   const updated = await updateEndpointSecret(deps.sql, {
     endpointId: endpoint.id,
-    secretSealed: encryptSecret(deps.masterKey, secret),
+    secretSealed: sealSecret(deps.masterKey, endpoint.id, secret),
     now: deps.clock.now(),
   });
   if (!updated) throw notFound(`endpoint ${input.endpointId}`);

@@ -5,7 +5,8 @@ import { coerceError, type Logger } from '../log.js';
 import type { EngineDeps } from './deps.js';
 import { createWebhookEngine } from './engine.js';
 import { claimWhenFreeSlots, JOBS_CHECK_INTERVAL_MS, POLL_INTERVAL_MS } from './policy.js';
-import { loadMasterKey } from './secrets.js';
+import { checkMasterKeys } from './key-check.js';
+import { loadMasterKeys, type MasterKeys } from './secrets.js';
 import { createWebhookSender, type WebhookSender } from './sender.js';
 
 /** Channel notified by a trigger whenever a product action commits outbox rows. */
@@ -18,11 +19,23 @@ export interface WorkerOptions {
   logger: Logger;
   /** Tests inject a sender (test CA, short timeouts); otherwise one is made from config. */
   sender?: WebhookSender;
+  /** Keys already loaded and checked (serve does it once); otherwise loaded and checked here. */
+  masterKeys?: MasterKeys;
 }
 
 export interface RunningWorker {
   /** Stops claiming, lets in-flight attempts finish and record their outcome, then resolves. */
   stop(): Promise<void>;
+}
+
+/**
+ * The master keys of this process, refused at start (ConfigError, one line) when they cannot open
+ * the stored endpoint secrets: see checkMasterKeys.
+ */
+export async function loadCheckedMasterKeys(sql: Sql, config: Config, logger: Logger): Promise<MasterKeys> {
+  const keys = loadMasterKeys(config, logger);
+  await checkMasterKeys(sql, keys, logger);
+  return keys;
 }
 
 /**
@@ -33,12 +46,14 @@ export interface RunningWorker {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const { sql, config, clock, logger } = options;
+  const masterKeys = options.masterKeys ?? (await loadCheckedMasterKeys(sql, config, logger));
   const sender = options.sender ?? createWebhookSender({ config: config.webhooks, logger });
   const deps: EngineDeps = {
     sql,
     clock,
     sender,
-    masterKey: loadMasterKey(config, logger),
+    masterKey: masterKeys.current,
+    previousMasterKeys: masterKeys.previous,
     logger,
     settings: {
       startsPerMinutePerWorkspace: config.webhooks.startsPerMinutePerWorkspace,
