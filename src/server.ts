@@ -84,7 +84,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
 
     let worker: Stoppable | undefined;
     if (options.worker) {
-      worker = await startWorker({ sql: db.sql, config, clock, logger, masterKeys });
+      worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock, logger, masterKeys });
       const running = worker;
       started.push(() => running.stop());
     }

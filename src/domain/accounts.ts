@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Queryable, Sql } from '../db/connect.js';
 import { forbidden, invalidInput, notFound } from './errors.js';
+import { offerDomainToken } from './offer-domain.js';
 import {
   requireCurrency,
   requireEmail,
@@ -82,8 +83,8 @@ export async function createWorkspace(sql: Sql, clock: Clock, input: CreateWorks
         if (!owner) throw notFound(`account ${ownerId}`);
       }
       const [row] = await tx<{ id: string }[]>`
-        insert into workspaces (name, timezone, currency, offer_domain, created_at)
-        values (${name}, ${timezone}, ${currency}, ${offerDomain}, ${now})
+        insert into workspaces (name, timezone, currency, offer_domain, offer_domain_token, created_at)
+        values (${name}, ${timezone}, ${currency}, ${offerDomain}, ${offerDomain === null ? null : offerDomainToken()}, ${now})
         returning id`;
       if (ownerId) {
         await tx`

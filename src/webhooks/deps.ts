@@ -14,6 +14,8 @@ export interface EngineDeps {
   previousMasterKeys?: Buffer[];
   logger: Logger;
   settings: EngineSettings;
+  /** The liveness id this worker writes on its claims (src/webhooks/liveness.ts); absent: none. */
+  workerId?: () => number | null;
 }
 
 export interface EngineSettings {

@@ -8,6 +8,7 @@ import {
   START_RATE_WINDOW_MS,
   maxInFlightPerEndpoint,
 } from './policy.js';
+import { WORKER_LOCK_CLASS } from './liveness.js';
 import { openSecret, SecretUnavailableError } from './secrets.js';
 import type { AttemptOutcome } from './sender.js';
 import { addFinalFailure } from './sql/addFinalFailure.js';
@@ -39,6 +40,8 @@ export async function claimBatch(deps: EngineDeps, slots: number): Promise<Claim
     windowEndedBefore: new Date(now.getTime() - START_RATE_WINDOW_MS),
     maxInFlightPerEndpoint: maxInFlightPerEndpoint(deps.settings.concurrency),
     maxWorkspaces: CLAIM_WORKSPACES,
+    workerId: deps.workerId?.() ?? null,
+    workerLockClass: WORKER_LOCK_CLASS,
   });
   const customOfferDomains = deliveries.length > 0 ? await readOfferDomains(deps.sql) : [];
   return { deliveries, customOfferDomains };

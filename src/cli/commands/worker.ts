@@ -21,7 +21,7 @@ export function register(program: Command): void {
       let worker: RunningWorker;
       try {
         // Refuses (one line, exit 2) when the master keys cannot open the stored secrets.
-        worker = await startWorker({ sql: db.sql, config, clock: systemClock, logger });
+        worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock: systemClock, logger });
       } catch (error) {
         await db.close();
         throw error;
