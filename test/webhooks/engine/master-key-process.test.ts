@@ -17,6 +17,7 @@ import { MASTER_KEY, workspace } from './helpers.js';
 
 const run = promisify(execFile);
 let db: TestDatabase;
+let ws: { workspaceId: string; ownerId: string };
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -26,7 +27,7 @@ beforeAll(async () => {
     config: loadConfig({ OFFERDESK_WEBHOOK_DEV_RESOLVE: 'hooks.test=127.0.0.1:9' }).webhooks,
     masterKey: Buffer.from(MASTER_KEY, 'base64'),
   };
-  const ws = await workspace({ sql: db.sql, clock: systemClock });
+  ws = await workspace({ sql: db.sql, clock: systemClock });
   await addEndpoint(manage, { workspaceId: ws.workspaceId, url: 'https://hooks.test/in', events: ['offer.sent'], actorId: ws.ownerId });
 });
 afterAll(async () => {
@@ -57,6 +58,17 @@ describe('a wrong or missing master key', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^offerdesk: the master key cannot open the stored webhook secrets: 1 endpoint\(s\) are sealed under master key id [0-9a-f]{8}[^\n]*\n$/);
     expect(result.stderr).toContain(masterKeyId(wrong));
+  }, 60_000);
+
+  it('refuses `endpoint add`: a key that cannot open the stored secrets seals no new one', async () => {
+    const result = await offerdesk(
+      { OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'), OFFERDESK_WEBHOOK_DEV_RESOLVE: 'hooks.test=127.0.0.1:9' },
+      'endpoint', 'add', '--workspace', ws.workspaceId, '--url', 'https://hooks.test/second', '--events', 'offer.sent', '--as', ws.ownerId,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^offerdesk: the master key cannot open the stored webhook secrets[^\n]*\n$/);
+    const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from webhook_endpoints`;
+    expect(count!.n).toBe(1);
   }, 60_000);
 
   it('stops `serve` before it listens', async () => {
