@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { claimBatch } from '../../../src/webhooks/dispatch.js';
+import { maxInFlightPerEndpoint } from '../../../src/webhooks/policy.js';
 import { holdWorkerLiveness, WORKER_LOCK_CLASS } from '../../../src/webhooks/liveness.js';
 import { endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
@@ -44,6 +45,26 @@ describe('claims of a worker whose session is gone', () => {
     expect(claimedByB.deliveries.map((d) => d.id)).toEqual(claimedByA.deliveries.map((d) => d.id));
     expect(claimedByB.deliveries[0]!.lease_token).not.toBe(claimedByA.deliveries[0]!.lease_token);
     expect(await deliveryRow()).toMatchObject({ status: 'sending', lease_worker: 7 });
+  });
+
+  it("a dead worker's claims no longer count toward the endpoint's attempts in flight", async () => {
+    const ws = await workspace(f);
+    await endpoint(f, ws, { events: ['offer.sent'] });
+    const share = maxInFlightPerEndpoint(f.deps.settings.concurrency);
+    for (let i = 0; i < share + 2; i++) await sentOffer(f, ws.workspaceId);
+    await f.engine.fanOut();
+    const session = await f.sql.reserve();
+    await session`select pg_advisory_lock(${WORKER_LOCK_CLASS}::int, 4243::int)`;
+    expect((await claimBatch({ ...f.deps, workerId: () => 4243 }, share + 2)).deliveries).toHaveLength(share);
+
+    // Its share is taken while it lives, although more deliveries of the endpoint are due.
+    const workerB = { ...f.deps, workerId: () => 8 };
+    expect((await claimBatch(workerB, share + 2)).deliveries).toHaveLength(0);
+
+    await session`select pg_advisory_unlock_all()`;
+    session.release();
+    // Dead: its claims are free again and the endpoint's share is B's to use.
+    expect((await claimBatch(workerB, share + 2)).deliveries).toHaveLength(share);
   });
 
   it('a claim without a liveness id (an older process) still waits for its lease', async () => {
