@@ -28,7 +28,7 @@ export async function checkMasterKeys(sql: Sql, keys: MasterKeys, logger?: Logge
       const under = keyId ? `under master key id ${keyId}` : 'in the format without a key id';
       throw new ConfigError(
         `the master key cannot open the stored webhook secrets: ${family.endpoints} endpoint(s) are sealed ${under}, ` +
-          `and OFFERDESK_MASTER_KEY is key id ${currentId}; start with the key they were sealed with ` +
+          `and the current key (${keys.source ?? 'OFFERDESK_MASTER_KEY'}) is key id ${currentId}; start with the key they were sealed with ` +
           '(after a rotation, list the old key in OFFERDESK_MASTER_KEYS_PREVIOUS)',
       );
     }

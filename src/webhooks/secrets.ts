@@ -36,6 +36,8 @@ export function generateEndpointSecret(): string {
 export interface MasterKeys {
   current: Buffer;
   previous: Buffer[];
+  /** Where the current key came from, for messages: OFFERDESK_MASTER_KEY or the key file's path. */
+  source?: string;
 }
 
 /**
@@ -51,7 +53,8 @@ export function loadMasterKeys(config: Config, logger?: Logger): MasterKeys {
     );
   }
   const previous = config.webhooks.previousMasterKeys.map((key) => Buffer.from(key, 'base64'));
-  return { current: loadMasterKey(config, logger), previous };
+  const source = config.webhooks.masterKey ? 'OFFERDESK_MASTER_KEY' : join(config.dataDir, MASTER_KEY_FILE);
+  return { current: loadMasterKey(config, logger), previous, source };
 }
 
 /**

@@ -30,7 +30,7 @@ describe('the master key check at start', () => {
     expect(refusal).toBeInstanceOf(ConfigError);
     const message = (refusal as Error).message;
     expect(message).toMatch(/^the master key cannot open the stored webhook secrets: 1 endpoint\(s\) are sealed under master key id [0-9a-f]{8}/);
-    expect(message).toContain(`OFFERDESK_MASTER_KEY is key id ${masterKeyId(other)}`);
+    expect(message).toContain(`the current key (OFFERDESK_MASTER_KEY) is key id ${masterKeyId(other)}`);
     expect(message).toContain(masterKeyId(f.deps.masterKey));
     expect(message).not.toContain('\n');
     expect(message).not.toContain(f.deps.masterKey.toString('base64'));

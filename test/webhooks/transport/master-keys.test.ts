@@ -91,8 +91,11 @@ describe('loading the master keys', () => {
   });
 
   it('on the embedded default still generates data/master.key', () => {
-    const keys = loadMasterKeys(loadConfig({ OFFERDESK_DATA_DIR: dataDir() }), { warn: () => {} } as never);
+    const dir = dataDir();
+    const keys = loadMasterKeys(loadConfig({ OFFERDESK_DATA_DIR: dir }), { warn: () => {} } as never);
     expect(keys.current).toHaveLength(32);
     expect(keys.previous).toEqual([]);
+    // Named in the start check's refusal, so a lost key file is recognisable as the cause.
+    expect(keys.source).toBe(join(dir, 'master.key'));
   });
 });
