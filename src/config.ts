@@ -41,8 +41,16 @@ export interface Config {
 }
 
 export interface WebhookConfig {
-  /** 32-byte key (base64) that encrypts endpoint secrets at rest; absent: generated under dataDir. */
+  /**
+   * 32-byte key (base64) that seals endpoint secrets at rest (OFFERDESK_MASTER_KEY). Absent: on the
+   * embedded database a key is generated under dataDir; with DATABASE_URL the start is refused.
+   */
   masterKey: string | undefined;
+  /**
+   * Keys secrets may still be sealed with during a rotation (OFFERDESK_MASTER_KEYS_PREVIOUS,
+   * comma-separated base64): they open, never seal; `offerdesk secrets rekey` moves secrets off them.
+   */
+  previousMasterKeys: string[];
   /**
    * Development only (OFFERDESK_WEBHOOK_DEV_RESOLVE): host name -> local address and port that
    * replace DNS for that name; only these names skip the public-name and public-address rules.
@@ -165,6 +173,18 @@ export function loadConfig(env: Env = process.env): Config {
   if (masterKey && Buffer.from(masterKey, 'base64').length !== 32) {
     throw new ConfigError('OFFERDESK_MASTER_KEY must be the base64 encoding of exactly 32 bytes');
   }
+  const previousMasterKeys = (env.OFFERDESK_MASTER_KEYS_PREVIOUS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  previousMasterKeys.forEach((key, index) => {
+    if (Buffer.from(key, 'base64').length !== 32) {
+      throw new ConfigError(`OFFERDESK_MASTER_KEYS_PREVIOUS entry ${index + 1} must be the base64 encoding of exactly 32 bytes`);
+    }
+  });
+  if (previousMasterKeys.length > 0 && !masterKey) {
+    throw new ConfigError('OFFERDESK_MASTER_KEYS_PREVIOUS is set but OFFERDESK_MASTER_KEY is not: set the current key too');
+  }
   const extraBlocked = (env.WEBHOOK_BLOCKED_DOMAINS ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase().replace(/^\.+/, ''))
@@ -190,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', true),
     webhooks: {
       masterKey,
+      previousMasterKeys,
       devResolve: devResolve(env.OFFERDESK_WEBHOOK_DEV_RESOLVE),
       blockedDomainSuffixes: [...new Set([...DEFAULT_BLOCKED_DOMAIN_SUFFIXES, ...extraBlocked])],
       startsPerMinutePerWorkspace: integer(env, 'WEBHOOK_STARTS_PER_MINUTE', 60, 1, 1_000_000_000),

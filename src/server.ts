@@ -14,7 +14,7 @@ import { DEMO_OWNER_EMAIL } from './domain/demo-seed.js';
 import { createSignInLink, signInLinkUrl } from './domain/sign-in-links.js';
 import { seedDemoWorkspace } from './domain/seed.js';
 import { coerceError, createLogger, type Logger } from './log.js';
-import { startWorker } from './webhooks/worker.js';
+import { loadCheckedMasterKeys, startWorker } from './webhooks/worker.js';
 
 /**
  * `offerdesk serve`: the API process. Opens (and migrates) the database, seeds the demo workspace
@@ -77,6 +77,9 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
   };
 
   try {
+    // Before anything is served: a master key that cannot open the stored endpoint secrets stops
+    // the start with one line, instead of every delivery failing later.
+    const masterKeys = await loadCheckedMasterKeys(db.sql, config, logger);
     const demoApiKey = config.demoSeed ? await demoKey(db, config, clock, logger) : undefined;
 
     const api = await createApp({ sql: db.sql, config, clock, logger });
@@ -87,7 +90,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
 
     let worker: Stoppable | undefined;
     if (options.worker) {
-      worker = await startWorker({ sql: db.sql, config, clock, logger });
+      worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock, logger, masterKeys });
       const running = worker;
       started.push(() => running.stop());
     }

@@ -86,7 +86,8 @@ async function freshDatabaseEnv(): Promise<Record<string, string>> {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     log(`fresh database ${name} on the server of DATABASE_URL`);
-    return { DATABASE_URL: url.toString() };
+    // With DATABASE_URL the service refuses to start without a master key (it generates none).
+    return { DATABASE_URL: url.toString(), OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64') };
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'offerdesk-contract-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));

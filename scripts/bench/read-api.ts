@@ -85,6 +85,8 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   const [servicePort, baselinePort] = [await freePort(), await freePort()];
   const common = {
     DATABASE_URL: db.url,
+    // With DATABASE_URL the service refuses to start without a master key (it generates none).
+    OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
     OFFERDESK_DEMO_SEED: 'false',
     // In-memory limiter, as a single API process runs by default.
     REDIS_URL: '',

@@ -8,6 +8,7 @@ import * as key from './commands/key.js';
 import * as member from './commands/member.js';
 import * as migrate from './commands/migrate.js';
 import * as offer from './commands/offer.js';
+import * as secrets from './commands/secrets.js';
 import * as seed from './commands/seed.js';
 import * as serve from './commands/serve.js';
 import * as worker from './commands/worker.js';
@@ -28,6 +29,7 @@ const COMMANDS: CommandModule[] = [
   seed,
   endpoint,
   delivery,
+  secrets,
 ];
 
 const program = configureProgram(new Command('offerdesk'))

@@ -15,6 +15,8 @@ export interface OpenOptions {
 
 export interface Database {
   sql: Sql;
+  /** The connection string of the database in use (for a process's own extra session). */
+  url: string;
   /** Ends the pool, then stops the embedded server if this process started it. */
   close(): Promise<void>;
   /** Whether the embedded PostgreSQL under `config.dataDir` is in use (DATABASE_URL absent). */
@@ -64,6 +66,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   let closing: Promise<void> | undefined;
   return {
     sql,
+    url,
     embedded: embedded !== undefined,
     applied,
     close() {

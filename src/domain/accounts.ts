@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { Queryable, Sql } from '../db/connect.js';
 import { forbidden, invalidInput, notFound } from './errors.js';
+import { checkOfferDomain, offerDomainToken } from './offer-domain-rules.js';
 import {
   requireCurrency,
   requireEmail,
-  requireHostname,
   requireText,
   requireTimeZone,
   requireUuid,
@@ -64,15 +64,18 @@ export interface CreateWorkspaceInput {
   name: string;
   timezone: string;
   currency: string;
+  /** Starts unverified; it counts in the endpoint address rules once verified (offer-domain.ts). */
   offerDomain?: string | null;
   ownerAccountId?: string | null;
+  /** Suffixes no offer domain may be under (config `blockedDomainSuffixes`); default: the built-in list. */
+  blockedDomainSuffixes?: readonly string[];
 }
 
 export async function createWorkspace(sql: Sql, clock: Clock, input: CreateWorkspaceInput): Promise<{ id: string }> {
   const name = requireText(input.name, 'name', 1, 200);
   const timezone = requireTimeZone(input.timezone);
   const currency = requireCurrency(input.currency);
-  const offerDomain = input.offerDomain == null ? null : requireHostname(input.offerDomain, 'offer domain');
+  const offerDomain = input.offerDomain == null ? null : checkOfferDomain(input.offerDomain, input.blockedDomainSuffixes);
   const ownerId = input.ownerAccountId == null ? null : requireUuid(input.ownerAccountId, `account ${input.ownerAccountId}`);
   const now = clock.now();
   try {
@@ -82,8 +85,8 @@ export async function createWorkspace(sql: Sql, clock: Clock, input: CreateWorks
         if (!owner) throw notFound(`account ${ownerId}`);
       }
       const [row] = await tx<{ id: string }[]>`
-        insert into workspaces (name, timezone, currency, offer_domain, created_at)
-        values (${name}, ${timezone}, ${currency}, ${offerDomain}, ${now})
+        insert into workspaces (name, timezone, currency, offer_domain, offer_domain_token, created_at)
+        values (${name}, ${timezone}, ${currency}, ${offerDomain}, ${offerDomain === null ? null : offerDomainToken()}, ${now})
         returning id`;
       if (ownerId) {
         await tx`

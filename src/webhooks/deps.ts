@@ -8,10 +8,14 @@ export interface EngineDeps {
   sql: Sql;
   clock: Clock;
   sender: WebhookSender;
-  /** Opens endpoint secrets sealed at rest (secrets.ts). */
+  /** Opens endpoint secrets sealed at rest (secrets.ts): the current master key. */
   masterKey: Buffer;
+  /** Keys of a rotation that still open secrets sealed before it (OFFERDESK_MASTER_KEYS_PREVIOUS). */
+  previousMasterKeys?: Buffer[];
   logger: Logger;
   settings: EngineSettings;
+  /** The liveness id this worker writes on its claims (src/webhooks/liveness.ts); absent: none. */
+  workerId?: () => number | null;
 }
 
 export interface EngineSettings {

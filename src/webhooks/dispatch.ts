@@ -4,10 +4,12 @@ import { decideAfterAttempt, type DeliveryOutcome } from './outcome.js';
 import {
   CLAIM_WORKSPACES,
   FAILURES_IN_A_ROW_TO_PAUSE,
+  SECRET_UNAVAILABLE_RETRY_MS,
   START_RATE_WINDOW_MS,
   maxInFlightPerEndpoint,
 } from './policy.js';
-import { decryptSecret } from './secrets.js';
+import { WORKER_LOCK_CLASS } from './liveness.js';
+import { openSecret, SecretUnavailableError } from './secrets.js';
 import type { AttemptOutcome } from './sender.js';
 import { addFinalFailure } from './sql/addFinalFailure.js';
 import { claimDeliveries, type ClaimedDelivery } from './sql/claimDeliveries.js';
@@ -17,6 +19,7 @@ import { markFailedFinally } from './sql/markFailedFinally.js';
 import { pauseEndpoint } from './sql/pauseEndpoint.js';
 import { readOfferDomains } from './sql/readOfferDomains.js';
 import { recordAttempt } from './sql/recordAttempt.js';
+import { releaseClaim } from './sql/releaseClaim.js';
 import { resetFailureStreak } from './sql/resetFailureStreak.js';
 import { scheduleRetry } from './sql/scheduleRetry.js';
 
@@ -37,6 +40,8 @@ export async function claimBatch(deps: EngineDeps, slots: number): Promise<Claim
     windowEndedBefore: new Date(now.getTime() - START_RATE_WINDOW_MS),
     maxInFlightPerEndpoint: maxInFlightPerEndpoint(deps.settings.concurrency),
     maxWorkspaces: CLAIM_WORKSPACES,
+    workerId: deps.workerId?.() ?? null,
+    workerLockClass: WORKER_LOCK_CLASS,
   });
   const customOfferDomains = deliveries.length > 0 ? await readOfferDomains(deps.sql) : [];
   return { deliveries, customOfferDomains };
@@ -53,7 +58,14 @@ export async function attemptDelivery(
   customOfferDomains: string[],
 ): Promise<DeliveryOutcome> {
   const attemptAt = deps.clock.now();
-  const result = await send(deps, claimed, attemptAt, customOfferDomains);
+  let secret: string;
+  try {
+    secret = openSecret({ current: deps.masterKey, previous: deps.previousMasterKeys ?? [] }, claimed.endpoint_id, claimed.secret_sealed);
+  } catch (thrown) {
+    if (!(thrown instanceof SecretUnavailableError)) throw thrown;
+    return holdDelivery(deps, claimed, thrown);
+  }
+  const result = await send(deps, claimed, secret, attemptAt, customOfferDomains);
   const finishedAt = deps.clock.now();
   const attempt = claimed.attempt_count + 1;
   const countsForStreak = !claimed.is_test && claimed.resend_count === 0;
@@ -100,20 +112,29 @@ export async function attemptDelivery(
   }) as Promise<DeliveryOutcome>;
 }
 
+/**
+ * The endpoint's secret does not open (see the `held` outcome): the claim is given back without
+ * an attempt and the delivery waits SECRET_UNAVAILABLE_RETRY_MS; the operator is told every time.
+ */
+async function holdDelivery(deps: EngineDeps, claimed: ClaimedDelivery, error: SecretUnavailableError): Promise<DeliveryOutcome> {
+  const now = deps.clock.now();
+  const retryAt = new Date(now.getTime() + SECRET_UNAVAILABLE_RETRY_MS);
+  deps.logger.error(
+    { endpointId: claimed.endpoint_id, deliveryId: claimed.id, retryAt: retryAt.toISOString(), reason: error.message },
+    'webhook delivery held: the endpoint secret does not open with the configured master keys (OFFERDESK_MASTER_KEY, OFFERDESK_MASTER_KEYS_PREVIOUS); not counted as an attempt',
+  );
+  await releaseClaim(deps.sql, { deliveryId: claimed.id, leaseToken: claimed.lease_token, nextAttemptAt: retryAt, now });
+  return { kind: 'held', deliveryId: claimed.id, retryAt };
+}
+
 /** The sender reports network problems as outcomes; anything it throws is one as well. */
 async function send(
   deps: EngineDeps,
   claimed: ClaimedDelivery,
+  secret: string,
   attemptAt: Date,
   customOfferDomains: string[],
 ): Promise<AttemptOutcome> {
-  let secret: string;
-  try {
-    secret = decryptSecret(deps.masterKey, claimed.secret_sealed);
-  } catch (thrown) {
-    deps.logger.error({ err: coerceError(thrown), endpointId: claimed.endpoint_id }, 'endpoint secret cannot be opened');
-    return { ok: false, status: null, error: 'endpoint secret cannot be opened with the configured master key', durationMs: 0, responsePrefix: null };
-  }
   try {
     return await deps.sender.send({
       url: claimed.url,

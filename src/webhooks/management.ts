@@ -18,7 +18,7 @@ import {
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
 } from './policy.js';
-import { encryptSecret, generateEndpointSecret, loadMasterKey } from './secrets.js';
+import { generateEndpointSecret, loadMasterKeys, sealSecret } from './secrets.js';
 import { countEndpointLimits } from './sql/countEndpointLimits.js';
 import { countRecentTests } from './sql/countRecentTests.js';
 import { dropWaitingEvents } from './sql/dropWaitingEvents.js';
@@ -49,6 +49,7 @@ export interface ManagementDeps {
   sql: Sql;
   clock: Clock;
   config: WebhookConfig;
+  /** The current master key: new secrets are sealed with it only. */
   masterKey: Buffer;
   /** Tests pass a fake resolver; otherwise the system's. */
   resolver?: Resolver;
@@ -66,7 +67,7 @@ export function managementDeps(
     sql: env.sql,
     clock: env.clock,
     config: env.config.webhooks,
-    masterKey: options.masterKey ? loadMasterKey(env.config) : Buffer.alloc(0),
+    masterKey: options.masterKey ? loadMasterKeys(env.config).current : Buffer.alloc(0),
   };
 }
 
@@ -133,7 +134,9 @@ export async function addEndpoint(
   const url = await requireEndpointAddress(deps, input.url);
 
   const secret = generateEndpointSecret();
-  const secretSealed = encryptSecret(deps.masterKey, secret);
+  // The id is made here, not by the database: the sealed secret is bound to it.
+  const endpointId = randomUUID();
+  const secretSealed = sealSecret(deps.masterKey, endpointId, secret);
   const id = await sql.begin(async (tx) => {
     await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId });
     const counts = await countEndpointLimits(tx, { workspaceId: workspace.id, accountId: input.actorId });
@@ -147,6 +150,7 @@ export async function addEndpoint(
     }
     const now = clock.now();
     const row = await insertEndpoint(tx, {
+      id: endpointId,
       workspaceId: workspace.id,
       url,
       eventTypes,
@@ -232,7 +236,7 @@ export async function rotateSecret(
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
   await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
   const secret = generateEndpointSecret();
-  const secretSealed = encryptSecret(deps.masterKey, secret);
+  const secretSealed = sealSecret(deps.masterKey, endpoint.id, secret);
   await deps.sql.begin(async (tx) => {
     const now = deps.clock.now();
     if (!(await updateEndpointSecret(tx, { endpointId: endpoint.id, secretSealed, now }))) throw notFound(`endpoint ${input.endpointId}`);

@@ -10,7 +10,14 @@ export type DeliveryOutcome =
   | { kind: 'delivered'; deliveryId: string; attempt: number }
   | { kind: 'retry-scheduled'; deliveryId: string; attempt: number; nextAttemptAt: Date }
   | { kind: 'failed-finally'; deliveryId: string; attempt: number; endpointPaused: boolean }
-  | { kind: 'cancelled'; deliveryId: string; attempt: number };
+  | { kind: 'cancelled'; deliveryId: string; attempt: number }
+  /**
+   * No attempt was made: the endpoint's secret does not open with the configured master keys.
+   * That is the operator's fault, not the subscriber's, so nothing is counted (no attempt, no
+   * failure toward the pause after 5; SPEC.md "Delivery, retries, pause" is about the endpoint's
+   * answers); the delivery waits and is tried again at `retryAt`.
+   */
+  | { kind: 'held'; deliveryId: string; retryAt: Date };
 
 export type AttemptDecision =
   | { kind: 'delivered' }

@@ -40,6 +40,12 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** SPEC.md "Webhook limits": deliveries started per minute per workspace, over a fixed window this long. */
 export const START_RATE_WINDOW_MS = 1 * MINUTE;
 
+/**
+ * How long a delivery waits when its endpoint's secret does not open with the configured master
+ * keys (not an attempt: the operator must fix the key; a restart with the right key picks it up).
+ */
+export const SECRET_UNAVAILABLE_RETRY_MS = 1 * MINUTE;
+
 /** SPEC.md "Events" rule 1: "offer.expired is detected every 15 minutes". */
 export const EXPIRY_JOB_INTERVAL_MS = 15 * MINUTE;
 /** How often the delivery log is trimmed to DELIVERY_LOG_RETENTION_MS. */

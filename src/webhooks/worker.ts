@@ -5,7 +5,9 @@ import { coerceError, type Logger } from '../log.js';
 import type { EngineDeps } from './deps.js';
 import { createWebhookEngine } from './engine.js';
 import { claimWhenFreeSlots, JOBS_CHECK_INTERVAL_MS, POLL_INTERVAL_MS } from './policy.js';
-import { loadMasterKey } from './secrets.js';
+import { checkMasterKeys } from './key-check.js';
+import { holdWorkerLiveness } from './liveness.js';
+import { loadMasterKeys, type MasterKeys } from './secrets.js';
 import { createWebhookSender, type WebhookSender } from './sender.js';
 
 /** Channel notified by a trigger whenever a product action commits outbox rows. */
@@ -18,11 +20,28 @@ export interface WorkerOptions {
   logger: Logger;
   /** Tests inject a sender (test CA, short timeouts); otherwise one is made from config. */
   sender?: WebhookSender;
+  /**
+   * Connection string for the worker's liveness session (see liveness.ts); without it the claims
+   * of a killed worker are taken over only when their lease ends.
+   */
+  databaseUrl?: string;
+  /** Keys already loaded and checked (serve does it once); otherwise loaded and checked here. */
+  masterKeys?: MasterKeys;
 }
 
 export interface RunningWorker {
   /** Stops claiming, lets in-flight attempts finish and record their outcome, then resolves. */
   stop(): Promise<void>;
+}
+
+/**
+ * The master keys of this process, refused at start (ConfigError, one line) when they cannot open
+ * the stored endpoint secrets: see checkMasterKeys.
+ */
+export async function loadCheckedMasterKeys(sql: Sql, config: Config, logger: Logger): Promise<MasterKeys> {
+  const keys = loadMasterKeys(config, logger);
+  await checkMasterKeys(sql, keys, logger);
+  return keys;
 }
 
 /**
@@ -33,18 +52,22 @@ export interface RunningWorker {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const { sql, config, clock, logger } = options;
+  const masterKeys = options.masterKeys ?? (await loadCheckedMasterKeys(sql, config, logger));
   const sender = options.sender ?? createWebhookSender({ config: config.webhooks, logger });
+  const liveness = await holdWorkerLiveness({ sql, databaseUrl: options.databaseUrl, clock, logger });
   const deps: EngineDeps = {
     sql,
     clock,
     sender,
-    masterKey: loadMasterKey(config, logger),
+    masterKey: masterKeys.current,
+    previousMasterKeys: masterKeys.previous,
     logger,
     settings: {
       startsPerMinutePerWorkspace: config.webhooks.startsPerMinutePerWorkspace,
       concurrency: config.webhooks.workerConcurrency,
       leaseMs: config.webhooks.leaseSeconds * 1000,
     },
+    workerId: () => liveness.workerId,
   };
   const engine = createWebhookEngine(deps);
   const inFlight = new Set<Promise<unknown>>();
@@ -86,7 +109,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }
     const free = stopping ? 0 : freeSlots();
     const claimNow = free >= claimThreshold || (free > 0 && Date.now() - lastClaimAt >= POLL_INTERVAL_MS);
-    if (claimNow) lastClaimAt = Date.now();
+    if (claimNow) {
+      lastClaimAt = Date.now();
+      // Claims carry this worker's liveness id; it must still be alive (see liveness.ts).
+      await liveness.ensure();
+    }
     const round = await engine.step(claimNow ? free : 0);
     const { deliveries, customOfferDomains } = round.claimed;
     for (const claimed of deliveries) {
@@ -128,6 +155,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       });
     }
     await Promise.allSettled([...inFlight]);
+    const handedBack = await liveness.release();
+    if (handedBack > 0) logger.info({ handedBack }, 'handed back claims this worker did not finish');
     if (unlisten) await unlisten().catch(() => {});
     if (!options.sender) await sender.close();
     logger.info('webhook worker stopped');

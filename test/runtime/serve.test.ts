@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { Socket } from 'node:net';
@@ -75,7 +76,10 @@ describe('serve on DATABASE_URL', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    serve = await startServe(serveEnv({ DATABASE_URL: db.url, OFFERDESK_DATA_DIR: dataDir.path }));
+    // With DATABASE_URL the service refuses to start without a master key (it generates none).
+    serve = await startServe(
+      serveEnv({ DATABASE_URL: db.url, OFFERDESK_DATA_DIR: dataDir.path, OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64') }),
+    );
   }, START_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../src/config.js';
 import { connect } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
-import { decryptSecret, loadMasterKey } from '../../../src/webhooks/secrets.js';
+import { loadMasterKeys, openSecret } from '../../../src/webhooks/secrets.js';
 import { createWebhookSender } from '../../../src/webhooks/sender.js';
 
 /**
@@ -18,11 +18,11 @@ const concurrency = Number(concurrencyArg);
 const config = loadConfig();
 if (!config.databaseUrl) throw new Error('baseline-sender needs DATABASE_URL');
 const logger = createLogger('warn', 'offerdesk-bench-baseline-sender');
-const masterKey = loadMasterKey(config, logger);
+const masterKeys = loadMasterKeys(config, logger);
 
 const sql = connect(config.databaseUrl, { max: 1, applicationName: 'offerdesk-bench-baseline-sender' });
-const rows = await sql<{ message_id: string; body: string; url: string; secret_sealed: Buffer }[]>`
-  select m.id as message_id, m.body, e.url, e.secret_sealed
+const rows = await sql<{ message_id: string; body: string; url: string; endpoint_id: string; secret_sealed: Buffer }[]>`
+  select m.id as message_id, m.body, e.url, e.id as endpoint_id, e.secret_sealed
     from webhook_deliveries d
     join webhook_messages m on m.id = d.message_id
     join webhook_endpoints e on e.id = d.endpoint_id
@@ -34,7 +34,7 @@ const secrets = new Map<string, string>();
 const jobs = rows.map((row) => {
   let secret = secrets.get(row.url);
   if (!secret) {
-    secret = decryptSecret(masterKey, row.secret_sealed);
+    secret = openSecret(masterKeys, row.endpoint_id, row.secret_sealed);
     secrets.set(row.url, secret);
   }
   return { url: row.url, secret, messageId: row.message_id, body: row.body };

@@ -7,7 +7,7 @@ import type { Sql } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
 import { addEndpoint, removeEndpoint, type ManagementDeps } from '../../../src/webhooks/management.js';
 import { OFFER_WEBHOOK_TYPES } from '../../../src/webhooks/outbox.js';
-import { loadMasterKey } from '../../../src/webhooks/secrets.js';
+import { loadMasterKeys } from '../../../src/webhooks/secrets.js';
 import { testCertificates } from '../../../test/support/https-receiver.js';
 import type { BenchDatabase } from '../database.js';
 import { freePort, runJson, startNode, type NodeProcess } from '../processes.js';
@@ -232,7 +232,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
     sql,
     clock: systemClock,
     config: config.webhooks,
-    masterKey: loadMasterKey(config, createLogger('warn')),
+    masterKey: loadMasterKeys(config, createLogger('warn')).current,
   };
 
   try {

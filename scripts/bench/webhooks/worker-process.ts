@@ -32,7 +32,7 @@ const sql = postgres(config.databaseUrl, {
 }) as unknown as Sql;
 
 const logger = createLogger(config.logLevel, 'offerdesk-bench-worker');
-const worker = await startWorker({ sql, config, clock: systemClock, logger });
+const worker = await startWorker({ sql, databaseUrl: config.databaseUrl, config, clock: systemClock, logger });
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 
 process.on('SIGTERM', () => {

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+import type { CliContext, CommandEnv } from '../context.js';
+import { checkMasterKeys } from '../../webhooks/key-check.js';
+import { loadMasterKeys } from '../../webhooks/secrets.js';
 import {
   addEndpoint,
   listEndpoints,
@@ -10,7 +12,18 @@ import {
   showEndpoint,
   testEndpoint,
   type EndpointView,
+  type ManagementDeps,
 } from '../../webhooks/management.js';
+
+/**
+ * Deps for the commands that seal a new secret: a key that cannot open the stored secrets (see
+ * key-check.ts) must not seal new ones the workers could not open either.
+ */
+async function sealingDeps(env: CommandEnv): Promise<ManagementDeps> {
+  const keys = loadMasterKeys(env.config);
+  await checkMasterKeys(env.sql, keys);
+  return { ...managementDeps(env), masterKey: keys.current };
+}
 
 /** `offerdesk endpoint ...`: webhook endpoints (SPEC.md "Webhook endpoint management"). */
 
@@ -44,7 +57,7 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.run(
         options,
         async (env) =>
-          addEndpoint(managementDeps(env, { masterKey: true }), {
+          addEndpoint(await sealingDeps(env), {
             workspaceId: options.workspace,
             url: options.url,
             events: options.events.split(','),
@@ -97,7 +110,7 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.run(
         options,
         async (env) =>
-          rotateSecret(managementDeps(env, { masterKey: true }), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+          rotateSecret(await sealingDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
         (r) => `new signing secret (shown once; the old one no longer signs): ${r.secret}`,
       ),
     );

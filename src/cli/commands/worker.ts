@@ -3,7 +3,7 @@ import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/open.js';
 import { createLogger } from '../../log.js';
-import { startWorker } from '../../webhooks/worker.js';
+import { startWorker, type RunningWorker } from '../../webhooks/worker.js';
 
 /**
  * `offerdesk worker`: the background jobs (expire offers, fan-out, webhook delivery, log
@@ -18,7 +18,14 @@ export function register(program: Command): void {
       const config = loadConfig();
       const logger = createLogger(config.logLevel, 'offerdesk-worker');
       const db = await openDatabase(config, { applicationName: 'offerdesk-worker', log: (line) => logger.info(line) });
-      const worker = await startWorker({ sql: db.sql, config, clock: systemClock, logger });
+      let worker: RunningWorker;
+      try {
+        // Refuses (one line, exit 2) when the master keys cannot open the stored secrets.
+        worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock: systemClock, logger });
+      } catch (error) {
+        await db.close();
+        throw error;
+      }
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           logger.info({ signal }, 'stopping: finishing attempts in flight');

@@ -28,6 +28,10 @@ export interface ClaimInput {
   windowEndedBefore: Date;
   maxInFlightPerEndpoint: number;
   maxWorkspaces: number;
+  /** The claiming worker's liveness id (src/webhooks/liveness.ts), written on its claims; null: none. */
+  workerId: number | null;
+  /** First key of the liveness locks (WORKER_LOCK_CLASS). */
+  workerLockClass: number;
 }
 
 /**
@@ -42,7 +46,9 @@ export interface ClaimInput {
  * - Within a workspace endpoints alternate, and an endpoint already holding its share of
  *   attempts in flight (fleet-wide) gets none, so a slow endpoint never holds back another.
  * - A `sending` row whose lease has passed belongs to a worker that died mid-attempt; it is
- *   claimed again like a due one (at-least-once, same webhook-id).
+ *   claimed again like a due one (at-least-once, same webhook-id). So is one whose worker no
+ *   longer holds its liveness lock (`live`: the session is gone), at once, and such rows do not
+ *   count as in flight: a killed worker does not hold its endpoints back until its leases end.
  *
  * (PostgreSQL runs the data-modifying `requeued` step whether or not the final select reads it.)
  *
@@ -52,7 +58,14 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
   const { now, limit, leaseUntil, startsPerWindow, windowEndedBefore, maxInFlightPerEndpoint, maxWorkspaces } = input;
   if (limit <= 0) return [];
   return sql<ClaimedDelivery[]>`
-    with ws as (
+    with live as materialized (
+      select l.objid::bigint as worker
+        from pg_locks l
+       where l.locktype = 'advisory' and l.granted and l.objsubid = 2
+         and l.classid::bigint = ${input.workerLockClass}
+         and l.database = (select oid from pg_database where datname = current_database())
+    ),
+    ws as (
       select s.workspace_id, s.queue_position,
              case when s.window_started_at > ${windowEndedBefore}
                   then ${startsPerWindow} - s.window_starts
@@ -65,7 +78,8 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
                 where d.workspace_id = s.workspace_id
                   and d.status in ('pending', 'sending')
                   and ((d.status = 'pending' and d.next_attempt_at <= ${now})
-                       or (d.status = 'sending' and d.lease_until <= ${now})))
+                       or (d.status = 'sending' and (d.lease_until <= ${now}
+                           or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))))
        order by s.queue_position, s.workspace_id
        limit ${maxWorkspaces}
          for update skip locked
@@ -80,11 +94,13 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
               where d.endpoint_id = e.id
                 and d.status in ('pending', 'sending')
                 and ((d.status = 'pending' and d.next_attempt_at <= ${now})
-                     or (d.status = 'sending' and d.lease_until <= ${now}))
+                     or (d.status = 'sending' and (d.lease_until <= ${now}
+                         or (d.lease_worker is not null and d.lease_worker not in (select worker from live)))))
               order by d.next_attempt_at, d.id
               limit greatest(0, ${maxInFlightPerEndpoint} - (
                       select count(*) from webhook_deliveries f
-                       where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}))
+                       where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}
+                         and (f.lease_worker is null or f.lease_worker in (select worker from live))))
            ) d
     ),
     ranked as (
@@ -106,12 +122,14 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
         from webhook_deliveries d
        where d.id in (select id from chosen)
          and ((d.status = 'pending' and d.next_attempt_at <= ${now})
-              or (d.status = 'sending' and d.lease_until <= ${now}))
+              or (d.status = 'sending' and (d.lease_until <= ${now}
+                  or (d.lease_worker is not null and d.lease_worker not in (select worker from live)))))
          for update skip locked
     ),
     claimed as (
       update webhook_deliveries d
-         set status = 'sending', lease_token = gen_random_uuid(), lease_until = ${leaseUntil}, updated_at = ${now}
+         set status = 'sending', lease_token = gen_random_uuid(), lease_until = ${leaseUntil},
+             lease_worker = ${input.workerId}::int, updated_at = ${now}
         from locked
        where d.id = locked.id
       returning d.id, d.message_id, d.endpoint_id, d.workspace_id, d.attempt_count, d.max_attempts,

@@ -1,8 +1,11 @@
 import type { Queryable } from '../../db/connect.js';
 
-/** Every workspace's custom offer-page domain: no endpoint may point at one (SPEC.md address rules). */
+/**
+ * Every workspace's verified custom offer-page domain: no endpoint may point at one (SPEC.md
+ * address rules). An unverified claim refuses nothing (src/domain/offer-domain.ts).
+ */
 export async function readOfferDomains(sql: Queryable): Promise<string[]> {
   const rows = await sql<{ offer_domain: string }[]>`
-    select offer_domain from workspaces where offer_domain is not null`;
+    select offer_domain from workspaces where offer_domain_verified_at is not null`;
   return rows.map((row) => row.offer_domain);
 }

@@ -5,6 +5,7 @@ import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { addMember, createAccount, createWorkspace } from '../../../src/domain/accounts.js';
 import { createOffer, sendOffer } from '../../../src/domain/offer-actions.js';
+import { showOfferDomain, verifyOfferDomain } from '../../../src/domain/offer-domain.js';
 import { createLogger } from '../../../src/log.js';
 import type { EngineDeps, EngineSettings } from '../../../src/webhooks/deps.js';
 import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine.js';
@@ -128,6 +129,15 @@ export async function workspace(f: { sql: Sql; clock: Clock }, input: { offerDom
     offerDomain: input.offerDomain ?? null,
     ownerAccountId: owner.id,
   });
+  if (input.offerDomain) {
+    // A domain counts in the address rules once verified: its TXT record answers with the token.
+    const { record } = await showOfferDomain(f.sql, ws.id);
+    await verifyOfferDomain(f.sql, f.clock, {
+      workspaceId: ws.id,
+      actorId: owner.id,
+      resolver: { resolveTxt: async (name) => (name === record!.name ? [[record!.value]] : []) },
+    });
+  }
   return { workspaceId: ws.id, ownerId: owner.id };
 }
 

@@ -10,7 +10,7 @@ import {
   showEndpoint,
   testEndpoint,
 } from '../../../src/webhooks/management.js';
-import { decryptSecret } from '../../../src/webhooks/secrets.js';
+import { openSecret } from '../../../src/webhooks/secrets.js';
 import { endpoint, memberOf, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture();
@@ -34,7 +34,7 @@ describe('endpoint management', () => {
     expect(added.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const [row] = await f.sql<{ secret_sealed: Buffer }[]>`select secret_sealed from webhook_endpoints`;
     expect(row!.secret_sealed.toString('latin1')).not.toContain(added.secret);
-    expect(decryptSecret(f.deps.masterKey, row!.secret_sealed)).toBe(added.secret);
+    expect(openSecret({ current: f.deps.masterKey, previous: [] }, added.id, row!.secret_sealed)).toBe(added.secret);
     expect(await showEndpoint(f.manage, { endpointId: added.id })).not.toHaveProperty('secret');
   });
 

@@ -1,0 +1,15 @@
+import type { Queryable } from '../../db/connect.js';
+
+/**
+ * A stopping worker's claims it did not finish (an outcome that could not be recorded): pending
+ * again, due as they were, so another worker takes them now rather than after their lease.
+ */
+export async function handBackClaims(sql: Queryable, input: { workerId: number; now: Date }): Promise<number> {
+  const rows = await sql`
+    update webhook_deliveries
+       set status = 'pending', lease_token = null, lease_until = null, lease_worker = null,
+           next_attempt_at = coalesce(next_attempt_at, ${input.now}), updated_at = ${input.now}
+     where status = 'sending' and lease_worker = ${input.workerId}
+    returning id`;
+  return rows.length;
+}
