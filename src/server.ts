@@ -11,7 +11,7 @@ import type { Sql } from './db/connect.js';
 import { openDatabase, type Database } from './db/open.js';
 import { hashApiKey } from './domain/api-key-format.js';
 import { seedDemoWorkspace } from './domain/seed.js';
-import { coerceError, createLogger, type Logger } from './log.js';
+import { coerceError, createServiceLogger, type Logger } from './log.js';
 import { startWorker } from './webhooks/worker.js';
 
 /**
@@ -57,7 +57,7 @@ interface Stoppable {
 export async function runService(options: ServiceOptions): Promise<RunningService> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createServiceLogger(config);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
 
   const db = await openDatabase(config, {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { connect, type Sql } from './connect.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded.js';
@@ -21,6 +22,8 @@ export interface Database {
   embedded: boolean;
   /** Migrations this open applied, as `0001_core`. Empty when the schema was current. */
   applied: string[];
+  /** Which database this is, for `--verbose` and banners; never the password. */
+  description: string;
 }
 
 /** Seconds postgres.js waits for queries in flight before closing connections on close(). */
@@ -66,6 +69,10 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     sql,
     embedded: embedded !== undefined,
     applied,
+    description: embedded
+      ? `embedded PostgreSQL in ${join(config.dataDir, 'postgres')} on 127.0.0.1:${embedded.port}` +
+        (embedded.owned ? ' (started by this process)' : ' (already running)')
+      : `DATABASE_URL ${describeUrl(url)}`,
     close() {
       closing ??= (async () => {
         await sql.end({ timeout: POOL_END_TIMEOUT_S });
@@ -74,6 +81,15 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
       return closing;
     },
   };
+}
+
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return '(unparsable)';
+  }
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {

@@ -17,7 +17,10 @@ import {
   TEST_EVENT_WINDOW_MS,
 } from './policy.js';
 import { encryptSecret, generateEndpointSecret, loadMasterKey } from './secrets.js';
+import { requireDevListen } from './dev-listen-rules.js';
+import { withDevListen } from './sender.js';
 import { countEndpointLimits } from './sql/countEndpointLimits.js';
+import { insertDevListen, type DevListenTarget } from './sql/devListen.js';
 import { countRecentTests } from './sql/countRecentTests.js';
 import { dropWaitingEvents } from './sql/dropWaitingEvents.js';
 import { insertDeliveries } from './sql/insertDeliveries.js';
@@ -119,15 +122,23 @@ async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = false):
  */
 export async function addEndpoint(
   deps: ManagementDeps,
-  input: { workspaceId: string; url: string; events: readonly string[]; actorId: string },
+  input: {
+    workspaceId: string;
+    url: string;
+    events: readonly string[];
+    actorId: string;
+    /** `offerdesk listen` only: the loopback receiver this endpoint maps to (see dev-listen.ts). */
+    devListen?: DevListenTarget;
+  },
 ): Promise<{ id: string; secret: string }> {
   const { sql, clock } = deps;
   const workspace = await requireWorkspace(sql, input.workspaceId);
   await requireRole(sql, { workspaceId: workspace.id, accountId: input.actorId, roles: MANAGER_ROLES });
   const eventTypes = parseEventTypes(input.events);
   const url = typeof input.url === 'string' ? input.url.trim() : '';
+  if (input.devListen) requireDevListen(deps.config, url);
   const verdict = await checkEndpointAddress(url, {
-    config: deps.config,
+    config: input.devListen ? withDevListen(deps.config, url, input.devListen) : deps.config,
     customOfferDomains: await readOfferDomains(sql),
     resolver: deps.resolver,
   });
@@ -155,6 +166,7 @@ export async function addEndpoint(
       createdBy: input.actorId,
       now,
     });
+    if (input.devListen) await insertDevListen(tx, { endpointId: row.id, target: input.devListen, now });
     if (counts.inWorkspace === 0) await joinFairnessQueue(tx, { workspaceId: workspace.id });
     return row.id;
   });

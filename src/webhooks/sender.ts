@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { WebhookConfig } from '../config.js';
 import type { Logger } from '../log.js';
-import { type Resolver, checkEndpointAddress } from './address-rules.js';
+import { type Resolver, checkEndpointAddress, normaliseHostname } from './address-rules.js';
+import type { DevListenTarget } from './sql/devListen.js';
 import { signPayload } from './signing.js';
 import { CONNECT_TIMEOUT_PER_ADDRESS_MS, PinnedPools, type PinnedTlsOptions } from './transport-pool.js';
 
@@ -49,6 +50,12 @@ export interface SendRequest {
   /** Time of this attempt: `webhook-timestamp` in unix seconds. */
   attemptAt: Date;
   customOfferDomains: string[];
+  /**
+   * The `offerdesk listen` mapping of this endpoint, passed only by a worker with development
+   * mappings enabled (config webhooks.devListen): the URL's name goes to this loopback port and
+   * the certificate must come from this CA.
+   */
+  devListen?: DevListenTarget;
 }
 
 export interface WebhookSender {
@@ -101,7 +108,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     try {
       const verdict = await Promise.race([
         checkEndpointAddress(request.url, {
-          config: options.config,
+          config: request.devListen ? withDevListen(options.config, request.url, request.devListen) : options.config,
           customOfferDomains: request.customOfferDomains,
           resolver: options.resolver,
         }),
@@ -143,7 +150,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
               ? `status ${status}: redirects are not followed`
               : `status ${status}: not a 2xx reply`;
           return failed('status', status, error, elapsed(), prefix);
-        });
+        }, request.devListen?.caPem);
       } catch (thrown) {
         if (deadline.signal.aborted) return failed('timeout', status, timeoutError, elapsed(), prefix);
         const { failure, error } = describeNetworkError(thrown, timeoutMs);
@@ -172,6 +179,19 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       await pools.close();
     },
   };
+}
+
+/** The configuration with one more development mapping: this URL's host name to the loopback target. */
+export function withDevListen(config: WebhookConfig, url: string, target: DevListenTarget): WebhookConfig {
+  let hostname: string | null = null;
+  try {
+    hostname = normaliseHostname(new URL(url).hostname);
+  } catch {
+    // Not a URL: the address check refuses it with its own reason.
+  }
+  // Loopback only (also a constraint of dev_listen_endpoints): a mapping never leaves this machine.
+  if (!hostname || (target.address !== '127.0.0.1' && target.address !== '::1')) return config;
+  return { ...config, devResolve: new Map([...config.devResolve, [hostname, { address: target.address, port: target.port }]]) };
 }
 
 function failed(
