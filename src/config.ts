@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { projectRoot } from './paths.js';
 
 /**
@@ -153,8 +154,27 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   if (raw === undefined || raw === '' || /^(false|0|off|no)$/i.test(raw)) return false;
   if (/^(true|on|yes)$/i.test(raw)) return true;
   if (/^[0-9]+$/.test(raw)) return Number(raw);
-  // Express accepts subnet lists and the names loopback, linklocal, uniquelocal.
+  // Express accepts subnet lists and the names loopback, linklocal, uniquelocal; anything else
+  // would stop the start with Express's own message, so it is checked here.
+  for (const item of raw.split(',').map((s) => s.trim())) {
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(item)) continue;
+    const valid = item.includes('/') ? isCidr(item) : ipaddr.isValid(item);
+    if (!valid) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, a hop count, or addresses/subnets and loopback, linklocal, uniquelocal; "${item}" is none of them`,
+      );
+    }
+  }
   return raw;
+}
+
+function isCidr(text: string): boolean {
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** "hooks.test=127.0.0.1:8443,other.test=127.0.0.1:9443" */
@@ -176,6 +196,7 @@ function devResolve(raw: string | undefined): Map<string, { address: string; por
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  loadTestFault(env);
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
@@ -238,4 +259,11 @@ export function loadTestFault(env: Env = process.env): TestFault | undefined {
   return raw as TestFault | undefined;
 }
 
-export const testFault: TestFault | undefined = loadTestFault();
+/** A bad value is reported by loadConfig, with the other configuration errors, not at import. */
+export const testFault: TestFault | undefined = (() => {
+  try {
+    return loadTestFault();
+  } catch {
+    return undefined;
+  }
+})();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createAccount } from '../../domain/accounts.js';
+import { listAccounts } from '../../domain/listings.js';
 import type { CliContext } from '../context.js';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -15,6 +16,17 @@ export function register(program: Command, ctx: CliContext): void {
         options,
         ({ sql, clock }) => createAccount(sql, clock, { email: options.email, name: options.name }),
         (r) => `account ${r.id} created for ${options.email}`,
+      ),
+    );
+  account
+    .command('list')
+    .description('list every account: id, email, name')
+    .option('--json', 'print one JSON object')
+    .action((options: { json?: boolean }) =>
+      ctx.run(
+        options,
+        async ({ sql }) => ({ data: await listAccounts(sql) }),
+        (r) => (r.data.length === 0 ? 'no accounts' : r.data.map((a) => `${a.id}  ${a.email}  ${a.name}`).join('\n')),
       ),
     );
 }
