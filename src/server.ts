@@ -183,8 +183,8 @@ function banner(baseUrl: string, demoApiKey: string | undefined, db: Database, c
   if (demoApiKey) {
     lines.push(
       `  demo API key: ${demoApiKey}`,
-      `  demo owner: ${DEMO_OWNER_EMAIL} (the --as of CLI commands)`,
       `  (kept in ${join(config.dataDir, DEMO_KEY_FILE)} so later starts show it again)`,
+      `  demo owner: ${DEMO_OWNER_EMAIL} (the --as of CLI commands)`,
       '',
       'Try:',
       `  curl -H "Authorization: Bearer ${demoApiKey}" ${baseUrl}/workspace`,

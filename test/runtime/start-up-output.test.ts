@@ -79,7 +79,7 @@ describe('warnings', () => {
 });
 
 describe('serve on a terminal (LOG_FORMAT=pretty, no LOG_LEVEL)', () => {
-  it('shows the banner with readable lines, the generated key once, no JSON and no info lines', async () => {
+  it('shows the banner with the demo owner and how to listen, the generated key once, no JSON and no info lines', async () => {
     const child = spawnTs('src/cli/main.ts', ['serve', '--port', '0'], {
       ...process.env,
       DATABASE_URL: db.url,
@@ -87,6 +87,7 @@ describe('serve on a terminal (LOG_FORMAT=pretty, no LOG_LEVEL)', () => {
       OFFERDESK_MASTER_KEY: undefined,
       LOG_LEVEL: undefined,
       LOG_FORMAT: 'pretty',
+      OFFERDESK_DEV_LISTEN: '1',
     });
     const output = outputOf(child);
     await output.waitFor(/^Offerdesk API listening on /, 90_000);
@@ -98,6 +99,8 @@ describe('serve on a terminal (LOG_FORMAT=pretty, no LOG_LEVEL)', () => {
     expect(text.match(/generated master key/g)).toHaveLength(1);
     expect(text).toMatch(/WARN.*generated master key/);
     expect(text).not.toMatch(/INFO/);
+    expect(text).toMatch(/^ {2}demo owner: owner@demo-agency\.example /m);
+    expect(text).toMatch(/^Receive its webhooks on this machine, in another terminal:\n {2}npx offerdesk listen$/m);
   }, 150_000);
 });
 
