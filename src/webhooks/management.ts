@@ -16,7 +16,8 @@ import {
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
 } from './policy.js';
-import { encryptSecret, generateEndpointSecret, loadMasterKey } from './secrets.js';
+import { encryptSecret, generateEndpointSecret, loadMasterKey, SECRET_KEY_BYTES } from './secrets.js';
+import { secretKey } from './signing.js';
 import { requireDevListen } from './dev-listen-rules.js';
 import { withDevListen } from './sender.js';
 import { countEndpointLimits } from './sql/countEndpointLimits.js';
@@ -108,6 +109,18 @@ export function parseEventTypes(types: readonly string[]): OfferWebhookType[] {
   return chosen as OfferWebhookType[];
 }
 
+/** A secret of the shape generateEndpointSecret makes (SPEC.md: `whsec_<base64>`). */
+function requireSecretForm(secret: string): string {
+  let ok = false;
+  try {
+    ok = secretKey(secret).length === SECRET_KEY_BYTES;
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw invalidInput(`a webhook secret must be whsec_ and the base64 of ${SECRET_KEY_BYTES} bytes`);
+  return secret;
+}
+
 async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = false): Promise<EndpointRow> {
   const row = isUuid(endpointId) ? await readEndpoint(sql, { endpointId, forUpdate }) : null;
   if (!row) throw notFound(`endpoint ${endpointId}`);
@@ -127,8 +140,13 @@ export async function addEndpoint(
     url: string;
     events: readonly string[];
     actorId: string;
-    /** `offerdesk listen` only: the loopback receiver this endpoint maps to (see dev-listen.ts). */
+    /** `offerdesk listen` only: the loopback receiver this endpoint maps to (see dev-listen-rules.ts). */
     devListen?: DevListenTarget;
+    /**
+     * `offerdesk listen` only: the secret of its earlier runs, so a local receiver keeps verifying
+     * with the secret it was started with. Every other endpoint gets a fresh one.
+     */
+    devListenSecret?: string;
   },
 ): Promise<{ id: string; secret: string }> {
   const { sql, clock } = deps;
@@ -144,7 +162,7 @@ export async function addEndpoint(
   });
   if (!verdict.ok) throw invalidInput(`endpoint address refused: ${verdict.reason}`);
 
-  const secret = generateEndpointSecret();
+  const secret = input.devListen && input.devListenSecret ? requireSecretForm(input.devListenSecret) : generateEndpointSecret();
   const secretSealed = encryptSecret(deps.masterKey, secret);
   const id = await sql.begin(async (tx) => {
     await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId });

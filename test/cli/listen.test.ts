@@ -31,6 +31,7 @@ let serve: ChildProcess;
 let target: Server;
 const forwarded: Forwarded[] = [];
 const children: ChildProcess[] = [];
+let firstSecret = '';
 
 function env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const base: Record<string, string | undefined> = { ...process.env };
@@ -80,7 +81,8 @@ describe('offerdesk listen', () => {
     const forwardTo = `http://127.0.0.1:${(target.address() as AddressInfo).port}/hooks`;
     const { child, output } = start(['listen', '--forward-to', forwardTo, '--events', 'offer.sent,offer.accepted']);
     const [, endpointId] = await output.waitFor(/^ {2}endpoint ([0-9a-f-]{36}): offer\.sent, offer\.accepted$/, START_TIMEOUT_MS);
-    const [, secret] = await output.waitFor(/^ {2}signing secret: (whsec_\S+)$/);
+    const [, secret] = await output.waitFor(/^ {2}signing secret: (whsec_\S+) /);
+    firstSecret = secret!;
     await output.waitFor(/^Ready\./);
     expect(output.text()).toContain('workspace: Demo Agency');
     expect(output.text()).toContain('as owner@demo-agency.example');
@@ -104,9 +106,11 @@ describe('offerdesk listen', () => {
     expect(row).toEqual({ removed: true });
   }, 180_000);
 
-  it('answers 400 and prints NOT verified for a request with a wrong signature', async () => {
+  it('keeps its signing secret across runs, and answers 400 and prints NOT verified for a wrong signature', async () => {
     const { child, output } = start(['listen']);
     const [, port] = await output.waitFor(/-> 127\.0\.0\.1:(\d+) /, START_TIMEOUT_MS);
+    const [, secret] = await output.waitFor(/^ {2}signing secret: (whsec_\S+) /);
+    expect(secret).toBe(firstSecret); // a receiver started with it keeps verifying
     await output.waitFor(/^Ready\./);
     const ca = readFileSync(join(data.path, 'listen', 'ca.pem'), 'utf8');
     const status = await new Promise<number>((resolve, reject) => {
@@ -134,6 +138,19 @@ describe('offerdesk listen', () => {
     await output.waitFor(/\s+offer\.sent\s+-\s+NOT verified\s+400\s+\(/);
     child.kill('SIGTERM');
     expect(await exitOf(child, 20_000)).toEqual({ code: 0, signal: null });
+  }, 180_000);
+
+  it('takes over the endpoint of a listen that was killed instead of adding another', async () => {
+    const first = start(['listen']);
+    const [, endpointId] = await first.output.waitFor(/^ {2}endpoint ([0-9a-f-]{36}): /, START_TIMEOUT_MS);
+    first.child.kill('SIGKILL');
+    await exitOf(first.child, 20_000);
+    const second = start(['listen', '--events', 'offer.accepted']);
+    await second.output.waitFor(new RegExp(`^ {2}endpoint ${endpointId} \\(taken over from an earlier listen\\): offer\\.accepted$`), START_TIMEOUT_MS);
+    const open = await db.sql<{ id: string; event_types: string[] }[]>`select id, event_types from webhook_endpoints where removed_at is null`;
+    expect(open).toEqual([{ id: endpointId, event_types: ['offer.accepted'] }]);
+    second.child.kill('SIGINT');
+    expect(await exitOf(second.child, 20_000)).toEqual({ code: 0, signal: null });
   }, 180_000);
 
   it('refuses to run where development mappings are off, with one line and exit code 2', async () => {

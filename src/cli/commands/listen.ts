@@ -120,7 +120,7 @@ async function listen(options: ListenOptions, ctx: CliContext): Promise<void> {
         `offerdesk listen: ${devListenUrl()} -> 127.0.0.1:${receiver.port} (certificate from the local CA ${certificates.caFile}${certificates.made === 'ca' ? ', made now' : ''})`,
         `  workspace: ${target.workspace.name} (${target.workspace.id}), as ${target.actor.email}`,
         `  endpoint ${registration.endpointId}${registration.reused ? ' (taken over from an earlier listen)' : ''}: ${events.join(', ')}`,
-        `  signing secret: ${registration.secret}`,
+        `  signing secret: ${registration.secret} (the same on every listen run with this data directory)`,
         options.forwardTo ? `  forwarding verified requests to ${options.forwardTo}; answering with its status` : '  answering 200 to verified requests, 400 to others',
         'Ready. Waiting for events (time, type, offer, verified, status answered); Ctrl-C removes the endpoint.',
       ].join('\n'),

@@ -1,4 +1,6 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../db/connect.js';
@@ -9,6 +11,7 @@ import { addEndpoint, managementDeps, removeEndpoint, resumeEndpoint } from '../
 import { decryptSecret } from '../../webhooks/secrets.js';
 import { findDevListenEndpoints, insertDevListen, type DevListenTarget } from '../../webhooks/sql/devListen.js';
 import { CliError } from '../context.js';
+import { LISTEN_DIR } from './certificates.js';
 
 /**
  * The database side of `offerdesk listen`: which workspace and account, and the endpoint that
@@ -58,7 +61,36 @@ export interface Registration {
 /** Connection attempts to an earlier run's port give up after this: it is on this machine. */
 const PORT_PROBE_MS = 300;
 
+/**
+ * The secret of the last listen run in this data directory (mode 0600, development only, like
+ * the generated master key beside it): a receiver started with it keeps verifying across runs.
+ */
+const SECRET_FILE = 'secret';
+
+function rememberedSecret(dataDir: string): string | undefined {
+  try {
+    const secret = readFileSync(join(dataDir, LISTEN_DIR, SECRET_FILE), 'utf8').trim();
+    // Anything else (edited by hand, cut short) is ignored: the endpoint gets a fresh secret.
+    return /^whsec_[A-Za-z0-9+/]{43}=$/.test(secret) ? secret : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function rememberSecret(dataDir: string, secret: string): void {
+  writeFileSync(join(dataDir, LISTEN_DIR, SECRET_FILE), `${secret}\n`, { mode: 0o600 });
+}
+
 export async function register(
+  env: { sql: Sql; clock: Clock; config: Config },
+  input: { target: ListenTarget; events: string[]; devListen: DevListenTarget },
+): Promise<Registration> {
+  const registration = await registerOnce(env, input);
+  rememberSecret(env.config.dataDir, registration.secret);
+  return registration;
+}
+
+async function registerOnce(
   env: { sql: Sql; clock: Clock; config: Config },
   input: { target: ListenTarget; events: string[]; devListen: DevListenTarget },
 ): Promise<Registration> {
@@ -84,6 +116,7 @@ export async function register(
     events: input.events,
     actorId: actor.id,
     devListen: input.devListen,
+    devListenSecret: rememberedSecret(env.config.dataDir),
   });
   return { endpointId: added.id, secret: added.secret, reused: false };
 }
