@@ -1,4 +1,5 @@
 import type { WebhookConfig } from '../config.js';
+import type { DevListenTarget } from './sql/devListen.js';
 import { invalidInput } from '../domain/errors.js';
 import { normaliseHostname } from './address-rules.js';
 
@@ -30,4 +31,17 @@ export function requireDevListen(config: WebhookConfig, url: string): void {
     // refused below
   }
   if (hostname !== DEV_LISTEN_HOSTNAME) throw invalidInput(`a listen endpoint must use ${DEV_LISTEN_HOSTNAME}`);
+}
+
+/** The configuration with one more development mapping: this URL's host name to the loopback target. */
+export function withDevListen(config: WebhookConfig, url: string, target: DevListenTarget): WebhookConfig {
+  let hostname: string | null = null;
+  try {
+    hostname = normaliseHostname(new URL(url).hostname);
+  } catch {
+    // Not a URL: the address check refuses it with its own reason.
+  }
+  // Loopback only (also a constraint of dev_listen_endpoints): a mapping never leaves this machine.
+  if (!hostname || (target.address !== '127.0.0.1' && target.address !== '::1')) return config;
+  return { ...config, devResolve: new Map([...config.devResolve, [hostname, { address: target.address, port: target.port }]]) };
 }

@@ -18,8 +18,7 @@ import {
 } from './policy.js';
 import { encryptSecret, generateEndpointSecret, loadMasterKey, SECRET_KEY_BYTES } from './secrets.js';
 import { secretKey } from './signing.js';
-import { requireDevListen } from './dev-listen-rules.js';
-import { withDevListen } from './sender.js';
+import { requireDevListen, withDevListen } from './dev-listen-rules.js';
 import { countEndpointLimits } from './sql/countEndpointLimits.js';
 import { insertDevListen, type DevListenTarget } from './sql/devListen.js';
 import { countRecentTests } from './sql/countRecentTests.js';

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { WebhookConfig } from '../config.js';
 import type { Logger } from '../log.js';
-import { type Resolver, checkEndpointAddress, normaliseHostname } from './address-rules.js';
+import { type Resolver, checkEndpointAddress } from './address-rules.js';
+import { withDevListen } from './dev-listen-rules.js';
 import type { DevListenTarget } from './sql/devListen.js';
 import { signPayload } from './signing.js';
 import { CONNECT_TIMEOUT_PER_ADDRESS_MS, PinnedPools, type PinnedTlsOptions } from './transport-pool.js';
@@ -179,19 +180,6 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       await pools.close();
     },
   };
-}
-
-/** The configuration with one more development mapping: this URL's host name to the loopback target. */
-export function withDevListen(config: WebhookConfig, url: string, target: DevListenTarget): WebhookConfig {
-  let hostname: string | null = null;
-  try {
-    hostname = normaliseHostname(new URL(url).hostname);
-  } catch {
-    // Not a URL: the address check refuses it with its own reason.
-  }
-  // Loopback only (also a constraint of dev_listen_endpoints): a mapping never leaves this machine.
-  if (!hostname || (target.address !== '127.0.0.1' && target.address !== '::1')) return config;
-  return { ...config, devResolve: new Map([...config.devResolve, [hostname, { address: target.address, port: target.port }]]) };
 }
 
 function failed(

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listenCertificates, type ListenCertificates } from '../../../src/cli/listen/certificates.js';
 import { startListenReceiver, type ListenReceiver, type ReceivedEvent } from '../../../src/cli/listen/receiver.js';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import { devListenUrl } from '../../../src/webhooks/dev-listen-rules.js';
+import { devListenUrl, withDevListen } from '../../../src/webhooks/dev-listen-rules.js';
 import { createWebhookEngine } from '../../../src/webhooks/engine.js';
 import { addEndpoint } from '../../../src/webhooks/management.js';
 import { createWebhookSender, type WebhookSender } from '../../../src/webhooks/sender.js';
@@ -118,6 +118,19 @@ describe('registering a listen endpoint', () => {
     await expect(f.sql`update dev_listen_endpoints set address = '10.0.0.1' where endpoint_id = ${endpointId}::uuid`).rejects.toThrow(
       /dev_listen_endpoints_address_check/,
     );
+  });
+});
+
+describe('the mapping a worker applies', () => {
+  it('maps the listen name to the loopback port, and nothing for an address off this machine', () => {
+    const config = webhookConfig();
+    const caPem = '-----BEGIN CERTIFICATE-----';
+    expect(withDevListen(config, devListenUrl(), { address: '127.0.0.1', port: 4444, caPem }).devResolve.get('offerdesk-listen.localhost')).toEqual({
+      address: '127.0.0.1',
+      port: 4444,
+    });
+    const offMachine = { address: '10.0.0.1', port: 4444, caPem } as unknown as Parameters<typeof withDevListen>[2];
+    expect(withDevListen(config, devListenUrl(), offMachine)).toBe(config);
   });
 });
 
