@@ -80,9 +80,11 @@ describe('warnings', () => {
 
 describe('serve on a terminal (LOG_FORMAT=pretty, no LOG_LEVEL)', () => {
   it('shows the banner with the demo owner and how to listen, the generated key once, no JSON and no info lines', async () => {
+    // An empty database of its own, so the demo workspace is seeded and its key shown.
+    const empty = await freshDatabase();
     const child = spawnTs('src/cli/main.ts', ['serve', '--port', '0'], {
       ...process.env,
-      DATABASE_URL: db.url,
+      DATABASE_URL: empty.url,
       OFFERDESK_DATA_DIR: tempDir('pretty').path,
       OFFERDESK_MASTER_KEY: undefined,
       LOG_LEVEL: undefined,
@@ -94,6 +96,7 @@ describe('serve on a terminal (LOG_FORMAT=pretty, no LOG_LEVEL)', () => {
     await output.waitFor(/generated master key/, 10_000);
     child.kill('SIGTERM');
     await exitOf(child, 30_000);
+    await empty.drop();
     const text = output.text();
     expect(text).not.toMatch(/^\{"level"/m);
     expect(text.match(/generated master key/g)).toHaveLength(1);
