@@ -24,6 +24,8 @@ export interface Database {
   applied: string[];
   /** Which database this is, for `--verbose` and banners; never the password. */
   description: string;
+  /** This process started the embedded server, and close() stops it. */
+  startedServer: boolean;
 }
 
 /** Seconds postgres.js waits for queries in flight before closing connections on close(). */
@@ -73,6 +75,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
       ? `embedded PostgreSQL in ${join(config.dataDir, 'postgres')} on 127.0.0.1:${embedded.port}` +
         (embedded.owned ? ' (started by this process)' : ' (already running)')
       : `DATABASE_URL ${describeUrl(url)}`,
+    startedServer: embedded?.owned ?? false,
     close() {
       closing ??= (async () => {
         await sql.end({ timeout: POOL_END_TIMEOUT_S });

@@ -72,7 +72,12 @@ async function listen(options: ListenOptions, ctx: CliContext): Promise<void> {
   let firstSignalAt: number | undefined;
   let stopping: Promise<void> | undefined;
 
+  const open = () => openDatabase({ ...config, databasePoolSize: LISTEN_POOL_SIZE }, { applicationName: 'offerdesk-listen' });
   const cleanUp = async () => {
+    if (registration && target) {
+      db ??= await open().catch(() => undefined);
+      if (!db) process.stderr.write(`offerdesk: cannot open the database to remove endpoint ${registration.endpointId}\n`);
+    }
     if (registration && db && target) {
       await unregister({ sql: db.sql, clock: ctx.clock, config }, registration.endpointId, target.actor.id)
         .then(() => out(`endpoint ${registration!.endpointId} removed`))
@@ -106,7 +111,7 @@ async function listen(options: ListenOptions, ctx: CliContext): Promise<void> {
       forwardTo: options.forwardTo,
       onEvent: (event) => out(eventLine(event)),
     });
-    db = await openDatabase({ ...config, databasePoolSize: LISTEN_POOL_SIZE }, { applicationName: 'offerdesk-listen' });
+    db = await open();
     if (ctx.verbose) process.stderr.write(`offerdesk: database: ${db.description}\n`);
     target = await chooseTarget(db.sql, options);
     registration = await registerEndpoint(
@@ -115,6 +120,13 @@ async function listen(options: ListenOptions, ctx: CliContext): Promise<void> {
     );
     receiver.setSecret(registration.secret);
     if (stopping) return;
+    // The embedded database was not running, so no server is: do not keep it up from here, where
+    // Ctrl-C would stop it under a server started meanwhile. The removal opens it again.
+    const serverMissing = db.startedServer;
+    if (serverMissing) {
+      await db.close();
+      db = undefined;
+    }
     out(
       [
         `offerdesk listen: ${devListenUrl()} -> 127.0.0.1:${receiver.port} (certificate from the local CA ${certificates.caFile}${certificates.made === 'ca' ? ', made now' : ''})`,
@@ -122,6 +134,7 @@ async function listen(options: ListenOptions, ctx: CliContext): Promise<void> {
         `  endpoint ${registration.endpointId}${registration.reused ? ' (taken over from an earlier listen)' : ''}: ${events.join(', ')}`,
         `  signing secret: ${registration.secret} (the same on every listen run with this data directory)`,
         options.forwardTo ? `  forwarding verified requests to ${options.forwardTo}; answering with its status` : '  answering 200 to verified requests, 400 to others',
+        ...(serverMissing ? ['  no server is running on this data directory: start it (npm start) to have events sent'] : []),
         'Ready. Waiting for events (time, type, offer, verified, status answered); Ctrl-C removes the endpoint.',
       ].join('\n'),
     );
