@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -170,3 +170,28 @@ it('serve stops cleanly after the listen runs', async () => {
   serve.kill('SIGTERM');
   expect((await exitOf(serve, 30_000)).code).toBe(0);
 }, 60_000);
+
+describe('offerdesk listen on the embedded database, with nothing exported', () => {
+  it('is on by default, and does not keep up an embedded server it had to start', async () => {
+    const embedded = tempDir('listen-embedded');
+    try {
+      const plain: Record<string, string | undefined> = { DATABASE_URL: undefined, OFFERDESK_DEV_LISTEN: undefined, OFFERDESK_DATA_DIR: embedded.path };
+      const account = start(['account', 'create', '--email', 'dev@laptop.test', '--name', 'Dev'], plain);
+      expect(await exitOf(account.child, START_TIMEOUT_MS)).toEqual({ code: 0, signal: null });
+      const ws = start(['workspace', 'create', '--name', 'Laptop', '--timezone', 'UTC', '--currency', 'EUR', '--owner', 'dev@laptop.test'], plain);
+      expect(await exitOf(ws.child, START_TIMEOUT_MS)).toEqual({ code: 0, signal: null });
+
+      const { child, output } = start(['listen'], plain);
+      await output.waitFor(/^ {2}no server is running on this data directory: start it \(npm start\) to have events sent$/, START_TIMEOUT_MS);
+      await output.waitFor(/^Ready\./);
+      expect(existsSync(join(embedded.path, 'postgres', 'postmaster.pid'))).toBe(false);
+
+      child.kill('SIGINT');
+      await output.waitFor(/^endpoint [0-9a-f-]{36} removed$/, START_TIMEOUT_MS);
+      expect(await exitOf(child, START_TIMEOUT_MS)).toEqual({ code: 0, signal: null });
+      expect(existsSync(join(embedded.path, 'postgres', 'postmaster.pid'))).toBe(false);
+    } finally {
+      embedded.remove();
+    }
+  }, 300_000);
+});
