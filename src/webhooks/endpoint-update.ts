@@ -9,8 +9,14 @@ import {
   type EndpointView,
   type ManagementDeps,
 } from './management.js';
+import { readDevListenTargets } from './sql/devListen.js';
+import { pauseEndpoint as pauseEndpointRow } from './sql/pauseEndpoint.js';
 import { readEndpoint } from './sql/readEndpoint.js';
 import { updateEndpoint as updateEndpointRow } from './sql/updateEndpoint.js';
+
+/**
+ * Changing an endpoint in place: a new address or new event types, and pausing by hand.
+ */
 
 /**
  * Changes an endpoint's address or event types (owners and admins). A new address passes the
@@ -25,6 +31,9 @@ export async function updateEndpoint(
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
   await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
   if (input.url === undefined && input.events === undefined) throw invalidInput('change the url, the events, or both');
+  if (input.url !== undefined && (await readDevListenTargets(deps.sql, [endpoint.id])).size > 0) {
+    throw invalidInput('this endpoint belongs to "offerdesk listen"; its address cannot change (add another endpoint instead)');
+  }
   const url = input.url === undefined ? null : await requireEndpointAddress(deps, input.url);
   const eventTypes = input.events === undefined ? null : parseEventTypes(input.events);
   await deps.sql.begin(async (tx) => {
@@ -46,4 +55,32 @@ export async function updateEndpoint(
     });
   });
   return showEndpoint(deps, { endpointId: endpoint.id });
+}
+
+/**
+ * Paused by hand exactly as after 5 final failures (SPEC.md "Delivery, retries, pause"): open
+ * deliveries are cancelled, events of the paused time are never delivered, `resume` ends it.
+ * Pausing a paused endpoint changes nothing.
+ */
+export async function pauseEndpoint(
+  deps: ManagementDeps,
+  input: { endpointId: string; actorId: string; via?: AuditSource },
+): Promise<EndpointView & { cancelled_deliveries: number }> {
+  const endpoint = await requireEndpoint(deps.sql, input.endpointId);
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  const cancelled = await deps.sql.begin(async (tx) => {
+    const now = deps.clock.now();
+    const result = await pauseEndpointRow(tx, { endpointId: endpoint.id, now, reason: 'manual' });
+    await writeAudit(tx, {
+      workspaceId: endpoint.workspace_id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'endpoint.paused',
+      target: { type: 'endpoint', id: endpoint.id },
+      details: { was: endpoint.state, cancelled_deliveries: result.cancelled },
+      at: now,
+    });
+    return result.cancelled;
+  });
+  return { ...(await showEndpoint(deps, { endpointId: endpoint.id })), cancelled_deliveries: cancelled };
 }
