@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -10,6 +11,9 @@ import { systemClock } from '../../src/clock.js';
 import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
 import { exitOf, outputOf, spawnTs, tempDir } from '../runtime/helpers.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
+
+/** With DATABASE_URL no master key is generated: the test gives one. */
+const TEST_MASTER_KEY = randomBytes(32).toString('base64');
 
 /**
  * `offerdesk listen` end to end, every part real and in its own process where it is one in use:
@@ -36,7 +40,7 @@ let firstSecret = '';
 function env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ['PORT', 'HOST', 'OFFERDESK_WEBHOOK_DEV_RESOLVE', 'NODE_EXTRA_CA_CERTS', 'NODE_ENV']) delete base[name];
-  return { ...base, DATABASE_URL: db.url, OFFERDESK_DATA_DIR: data.path, OFFERDESK_DEV_LISTEN: '1', LOG_LEVEL: 'warn', ...extra };
+  return { ...base, DATABASE_URL: db.url, OFFERDESK_DATA_DIR: data.path, OFFERDESK_DEV_LISTEN: '1', LOG_LEVEL: 'warn', OFFERDESK_MASTER_KEY: TEST_MASTER_KEY, ...extra };
 }
 
 function start(args: string[], extra: Record<string, string | undefined> = {}) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -5,6 +6,9 @@ import { createApiKey } from '../../src/domain/api-keys.js';
 import { addMember, createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import { createOffer, sendOffer, withdrawOffer } from '../../src/domain/offer-actions.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
+
+/** With DATABASE_URL no master key is generated: the test gives one. */
+const TEST_MASTER_KEY = randomBytes(32).toString('base64');
 
 /** The CLI's look-ups and endpoint changes, as a real process against a fresh database. */
 
@@ -26,7 +30,7 @@ function cli(...args: string[]): Promise<Run> {
       process.execPath,
       ['--import', 'tsx', 'src/cli/main.ts', ...args],
       {
-        env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent', OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.acme.io=127.0.0.1:9,new.acme.io=127.0.0.1:9' },
+        env: { ...process.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.acme.io=127.0.0.1:9,new.acme.io=127.0.0.1:9' },
         timeout: 60_000,
       },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),

@@ -8,7 +8,7 @@ import { resolveAccount } from '../../domain/accounts.js';
 import { devListenUrl } from '../../webhooks/dev-listen-rules.js';
 import { updateEndpoint } from '../../webhooks/endpoint-update.js';
 import { addEndpoint, managementDeps, removeEndpoint, resumeEndpoint } from '../../webhooks/management.js';
-import { decryptSecret } from '../../webhooks/secrets.js';
+import { loadMasterKeys, openSecret } from '../../webhooks/secrets.js';
 import { findDevListenEndpoints, insertDevListen, type DevListenTarget } from '../../webhooks/sql/devListen.js';
 import { CliError } from '../context.js';
 import { LISTEN_DIR } from './certificates.js';
@@ -103,7 +103,7 @@ async function registerOnce(
     if (await answers(earlier.port)) continue;
     let secret: string;
     try {
-      secret = decryptSecret(deps.masterKey, earlier.secret_sealed);
+      secret = openSecret(loadMasterKeys(env.config), earlier.endpoint_id, earlier.secret_sealed);
     } catch {
       continue; // sealed with another master key: not ours to reuse
     }
