@@ -290,7 +290,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a paused endpoint
-         * @description Resuming an active endpoint answers it unchanged.
+         * @description Active again with a failure streak of 0; events of the paused time are not delivered later (SPEC.md "Events" rule 7). Resuming an active endpoint starts its streak again at 0.
          */
         post: operations["resumeEndpoint"];
         delete?: never;
