@@ -479,7 +479,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "forbidden" | "not_found" | "invalid_request" | "limit_reached" | "rate_limited" | "internal_error";
+                code: "unauthorized" | "forbidden" | "not_found" | "invalid_request" | "limit_reached" | "rate_limited" | "method_not_allowed" | "internal_error";
                 /** @description English text saying what to do; may change; must not be parsed. */
                 message: string;
                 /** @description The rejected body field or query parameter, on some `invalid_request` errors. */
