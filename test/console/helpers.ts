@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { afterAll, beforeAll } from 'vitest';
+import { loadConsoleDocument } from '../../src/console/document.js';
 import type { ManualClock } from '../../src/clock.js';
 import type { Sql } from '../../src/db/connect.js';
 import { addMember, createAccount, createWorkspace, type Role } from '../../src/domain/accounts.js';
@@ -21,6 +25,35 @@ export interface ConsoleAnswer {
   headers: Headers;
   body: any;
   text: string;
+}
+
+/**
+ * Every answer a test receives is checked against console-api.yaml: its status must be one the
+ * operation documents and its JSON body must match that response's schema (the in-process
+ * counterpart of Prism in front of the public API's tests).
+ */
+const contract = new OpenAPIBackend({
+  definition: structuredClone(loadConsoleDocument()) as unknown as Document,
+  apiRoot: '/console/api',
+  quick: true,
+  customizeAjv: (_ajv, options) => {
+    const ajv = new Ajv2020.default({ ...options, strict: false, allErrors: true });
+    addFormats.default(ajv);
+    return ajv as never;
+  },
+});
+contract.init();
+
+export function checkAgainstContract(method: string, path: string, status: number, body: unknown): void {
+  const operation = contract.router.matchOperation({ method, path: path.split('?')[0]!, headers: {}, query: {} } as never);
+  if (!operation) return;
+  const responses = (operation.responses ?? {}) as Record<string, unknown>;
+  if (!responses[String(status)]) throw new Error(`${operation.operationId} answered ${status}, which console-api.yaml does not document`);
+  if (body === null) return;
+  const result = contract.validator.validateResponse(body, operation, status);
+  if (result.errors?.length) {
+    throw new Error(`${operation.operationId} ${status} does not match console-api.yaml: ${JSON.stringify(result.errors.slice(0, 3))}`);
+  }
 }
 
 /** A browser-like client of one person: it keeps the session cookie and sends its own Origin. */
@@ -54,6 +87,7 @@ export class ConsoleClient {
     } catch {
       body = null;
     }
+    checkAgainstContract(method, `/console/api${path}`, response.status, body);
     return { status: response.status, headers: response.headers, body, text };
   }
 

@@ -112,7 +112,7 @@ describe('security headers on every /console answer', () => {
     ['the app', '/console/'],
     ['a client-side route', '/console/workspaces/x/endpoints'],
   ])('%s', async (what, path) => {
-    const headers = what === 'a 401' ? {} : { cookie: world.owner.client.cookie! };
+    const headers: Record<string, string> = what === 'a 401' ? {} : { cookie: world.owner.client.cookie! };
     const answer = await fetch(`${ctx.api.origin}${path}`, { headers });
     expectHeaders(answer.headers);
     expect(answer.headers.get('cache-control')).toBe('no-store');

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { createConsoleOperations, CONSOLE_HANDLER_TABLES, PENDING_OPERATIONS } from '../../src/console/operations.js';
+import { loadConsoleDocument } from '../../src/console/document.js';
+import { checkAgainstContract } from './helpers.js';
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+function documentOperationIds(): string[] {
+  const paths = loadConsoleDocument().paths as Record<string, Record<string, { operationId?: string }>>;
+  return Object.values(paths).flatMap((item) => METHODS.filter((m) => item[m]).map((m) => item[m]!.operationId!));
+}
+
+describe('console routing by operationId', () => {
+  it('has a handler for every operation of console-api.yaml and an operation for every handler', () => {
+    const handled = Object.keys(Object.assign({}, ...CONSOLE_HANDLER_TABLES)).concat('getConsoleApiDocument');
+    // PENDING_OPERATIONS: the delivery log's handlers (handlers/deliveries.ts) join with their branch.
+    const expected = documentOperationIds().filter((id) => !PENDING_OPERATIONS.includes(id) || handled.includes(id));
+    expect(handled.sort()).toEqual(expected.sort());
+  });
+
+  it('routes every operation of the document (none silently dropped)', () => {
+    const { api } = createConsoleOperations({} as never);
+    expect(api.getOperations().map((op) => op.operationId).sort()).toEqual(documentOperationIds().sort());
+  });
+
+  it('the tests check every answer against the document', () => {
+    expect(() => checkAgainstContract('GET', '/console/api/me', 200, { data: { account: { id: 'x' } } })).toThrow(/does not match/);
+    expect(() => checkAgainstContract('GET', '/console/api/me', 418, null)).toThrow(/does not document/);
+  });
+});
