@@ -139,6 +139,26 @@ describe("a delivery's page and resends over HTTP", () => {
     expect(sixth.body.error.code).toBe('limit_reached');
   });
 
+  it('refuses to resend a delivery that is still pending (400), and a resend failed that does not fit (409)', async () => {
+    const { endpointId } = await endpointWithLog(world, 1200);
+    await ctx.api.db.sql`
+      update webhook_deliveries set status = 'pending', next_attempt_at = created_at, finished_at = null
+       where id in (select id from webhook_deliveries where endpoint_id = ${endpointId}::uuid and status = 'succeeded'
+                     order by created_at desc limit 999)`;
+    const [pending] = await ctx.api.db.sql<{ id: string }[]>`
+      select id from webhook_deliveries where endpoint_id = ${endpointId}::uuid and status = 'pending' limit 1`;
+    const resend = await world.owner.client.call('POST', `${ws(world)}/deliveries/${pending!.id}/resend`);
+    expect(resend.status).toBe(400);
+    expect(resend.body.error.message).toMatch(/still pending/);
+    const since = new Date(ctx.api.clock.now().getTime() - 30 * DAY).toISOString();
+    const tooMany = await world.owner.client.call('POST', `${ws(world)}/endpoints/${endpointId}/resend-failed`, { body: { since } });
+    expect(tooMany.status).toBe(409);
+    expect(tooMany.body.error).toMatchObject({ code: 'limit_reached', message: expect.stringMatching(/room for 1 more/) });
+    const [left] = await ctx.api.db.sql<{ failed: number }[]>`
+      select count(*)::int as failed from webhook_deliveries where endpoint_id = ${endpointId}::uuid and status = 'failed' and resend_count = 0`;
+    expect(left!.failed).toBeGreaterThan(1);
+  });
+
   it('previews "resend failed since" and then resends exactly that many', async () => {
     const { endpointId } = await endpointWithLog(world, 300);
     const since = new Date(ctx.api.clock.now().getTime() - 3 * HOUR).toISOString();
