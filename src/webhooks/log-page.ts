@@ -73,6 +73,18 @@ export interface LogPage {
   rows: { id: string; key: string; view: DeliveryLogView }[];
 }
 
+/**
+ * A time the database can compare with: a valid date from year 1 on (PostgreSQL has no year 0,
+ * which ISO 8601 and JavaScript accept). The reason names the parameter.
+ */
+export function checkLogTime(name: string, value: Date | null | undefined): Date | null {
+  if (value == null) return null;
+  if (Number.isNaN(value.getTime()) || value.getUTCFullYear() < 1) {
+    throw invalidInput(`${name} must be an ISO 8601 date-time from year 1 on`);
+  }
+  return value;
+}
+
 function filterOf(query: LogQuery): LogFilter {
   const status = query.status ?? null;
   if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
@@ -86,8 +98,8 @@ function filterOf(query: LogQuery): LogFilter {
     status: status as DeliveryStatus | null,
     eventType: query.eventType ?? null,
     endpointId: query.endpointId?.toLowerCase() ?? null,
-    since: query.since ?? null,
-    until: query.until ?? null,
+    since: checkLogTime('since', query.since),
+    until: checkLogTime('until', query.until),
     q: query.q?.toLowerCase() ?? null,
   };
 }

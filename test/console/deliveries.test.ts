@@ -108,6 +108,26 @@ describe('listDeliveries over HTTP', () => {
   });
 });
 
+describe('times the database cannot hold', () => {
+  it('are refused with 400 naming the parameter (ISO 8601 has a year 0, PostgreSQL does not)', async () => {
+    const world = await consoleWorld(ctx.api);
+    const { endpointId } = await endpointWithLog(world, 3);
+    const year0 = '0000-06-01T00:00:00.000Z';
+    const answers = [
+      await world.owner.client.call('GET', `${ws(world)}/deliveries?since=${year0}`),
+      await world.owner.client.call('GET', `${ws(world)}/deliveries?until=${year0}`),
+      await world.owner.client.call('GET', `${ws(world)}/endpoints/${endpointId}/failed-deliveries?since=${year0}`),
+      await world.owner.client.call('POST', `${ws(world)}/endpoints/${endpointId}/resend-failed`, { body: { since: year0 } }),
+    ];
+    expect(answers.map((a) => [a.status, a.body.error.code, a.body.error.param])).toEqual([
+      [400, 'invalid_request', 'since'],
+      [400, 'invalid_request', 'until'],
+      [400, 'invalid_request', 'since'],
+      [400, 'invalid_request', 'since'],
+    ]);
+  });
+});
+
 describe("a delivery's page and resends over HTTP", () => {
   let world: ConsoleWorld;
   beforeAll(async () => {
