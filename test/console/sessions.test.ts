@@ -173,3 +173,59 @@ describe('sign-out and password changes', () => {
     expect((await p.client.call('GET', '/me')).status).toBe(401);
   });
 });
+
+describe('sessions across processes and over https', () => {
+  it('a session started on one API process works on another over the same database', async () => {
+    const { startTestApi } = await import('../support/api-server.js');
+    const { CONSOLE_TEST_ENV } = await import('./helpers.js');
+    const second = await startTestApi({ env: CONSOLE_TEST_ENV, db: ctx.api.db, clock: ctx.api.clock });
+    try {
+      const p = await someone();
+      await p.client.signIn(p.email);
+      const elsewhere = new ConsoleClient(second);
+      elsewhere.cookie = p.client.cookie;
+      expect((await elsewhere.call('GET', '/me')).body.data.account.id).toBe(p.id);
+      await elsewhere.call('DELETE', '/session');
+      expect((await p.client.call('GET', '/me')).status).toBe(401);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('marks the cookie Secure when the public address is https', async () => {
+    const { startTestApi } = await import('../support/api-server.js');
+    const { CONSOLE_TEST_ENV } = await import('./helpers.js');
+    const secure = await startTestApi({ env: { ...CONSOLE_TEST_ENV, OFFERDESK_PUBLIC_URL: 'https://console.agency.example' }, db: ctx.api.db, clock: ctx.api.clock });
+    try {
+      const p = await someone();
+      const answer = await new ConsoleClient(secure).signIn(p.email);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.getSetCookie()[0]).toMatch(/; Secure/);
+    } finally {
+      await secure.close();
+    }
+  });
+});
+
+describe('housekeeping', () => {
+  it('a sign-in by link is audited with its method', async () => {
+    const { createWorkspace } = await import('../../src/domain/accounts.js');
+    const p = await someone();
+    const { id: workspaceId } = await createWorkspace(ctx.api.db.sql, ctx.api.clock, { name: 'Linked', timezone: 'UTC', currency: 'EUR', ownerAccountId: p.id });
+    const { token } = await createSignInLink(ctx.api.db.sql, ctx.api.clock, { accountId: p.id });
+    await p.client.call('POST', '/session/link', { body: linkToken(token) });
+    const log = await p.client.call('GET', `/workspaces/${workspaceId}/audit-log`);
+    expect(log.body.data).toEqual([expect.objectContaining({ action: 'signed_in', details: { method: 'link' }, actor: expect.objectContaining({ id: p.id }) })]);
+  });
+
+  it('ended sessions and links are deleted by the retention job', async () => {
+    const { deleteExpiredSessions } = await import('../../src/domain/sessions.js');
+    const p = await someone();
+    await p.client.signIn(p.email);
+    await createSignInLink(ctx.api.db.sql, ctx.api.clock, { accountId: p.id });
+    ctx.api.clock.advance(12 * HOUR);
+    expect(await deleteExpiredSessions(ctx.api.db.sql, ctx.api.clock)).toBeGreaterThanOrEqual(1);
+    expect(await ctx.api.db.sql`select 1 from console_sessions where account_id = ${p.id}::uuid`).toHaveLength(0);
+    expect(await ctx.api.db.sql`select 1 from sign_in_links where account_id = ${p.id}::uuid`).toHaveLength(0);
+  });
+});
