@@ -34,7 +34,9 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
   });
 
   const { stats } = endpoint;
-  const rate = stats.success_rate_24h === null ? 'no attempts' : `${Math.round(stats.success_rate_24h * 1000) / 10}% succeeded`;
+  const attempts = `${stats.attempts_24h} ${stats.attempts_24h === 1 ? 'attempt' : 'attempts'}`;
+  const summary =
+    stats.success_rate_24h === null ? 'No attempts' : `${Math.round(stats.success_rate_24h * 1000) / 10}% succeeded, ${attempts}`;
 
   return (
     <article className="card endpoint" aria-labelledby={headingId}>
@@ -76,7 +78,7 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
           <dt>Last 24 hours</dt>
           <dd className="stats">
             <span>
-              {rate}, {stats.attempts_24h} attempts
+              {summary}
             </span>
             <Sparkline hourly={stats.hourly} />
           </dd>
