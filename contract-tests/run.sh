@@ -26,6 +26,7 @@ gate "setup: build for offerdesk serve, Schemathesis venv" \
 gate "spec lint and drift (Redocly, generated/, operationIds, breaking changes)" bash contract-tests/gate-spec.sh
 gate "Schemathesis fuzzing of the running server" bash contract-tests/gate-schemathesis.sh
 gate "planted defect: the Schemathesis gate fails on a broken server" bash contract-tests/gate-planted-defect.sh
+gate "Schemathesis fuzzing of the console API with a signed-in session" bash contract-tests/gate-console-schemathesis.sh
 gate "Prism validation proxy in front of the HTTP suite" bash contract-tests/gate-prism.sh
 gate "webhooks against the contract (real HTTPS deliveries, Ajv 2020, standardwebhooks)" bash contract-tests/gate-webhooks.sh
 

@@ -290,7 +290,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a paused endpoint
-         * @description Resuming an active endpoint answers it unchanged.
+         * @description Active again with a failure streak of 0; events of the paused time are not delivered later (SPEC.md "Events" rule 7). Resuming an active endpoint starts its streak again at 0.
          */
         post: operations["resumeEndpoint"];
         delete?: never;
@@ -479,7 +479,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "forbidden" | "not_found" | "invalid_request" | "limit_reached" | "rate_limited" | "internal_error";
+                code: "unauthorized" | "forbidden" | "not_found" | "invalid_request" | "limit_reached" | "rate_limited" | "method_not_allowed" | "internal_error";
                 /** @description English text saying what to do; may change; must not be parsed. */
                 message: string;
                 /** @description The rejected body field or query parameter, on some `invalid_request` errors. */

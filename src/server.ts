@@ -79,9 +79,12 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
   try {
     const demoApiKey = config.demoSeed ? await demoKey(db, config, clock, logger) : undefined;
 
-    const api = await createApp({ sql: db.sql, config, clock, logger });
+    // `serve --port N` moves the default public address (http://localhost:<PORT>) along with it.
+    const listenPort = options.port ?? config.port;
+    const appConfig = listenPort !== 0 ? { ...config, publicUrl: effectivePublicUrl(config, listenPort) } : config;
+    const api = await createApp({ sql: db.sql, config: appConfig, clock, logger });
     started.push(() => api.close());
-    const server = await listen(api.app, options.port ?? config.port, config.host);
+    const server = await listen(api.app, listenPort, config.host);
     const connections = trackConnections(server);
     started.push(() => closeServer(server, connections, 0));
 

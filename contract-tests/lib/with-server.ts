@@ -6,13 +6,15 @@
  *   CONTRACT_BASE_URL   http://127.0.0.1:PORT/api/v1
  *   CONTRACT_API_KEY    a valid key of the seeded workspace
  *   CONTRACT_OFFER_ID   one offer of that workspace (for targeted runs)
+ *   CONTRACT_CONSOLE_EMAIL, CONTRACT_CONSOLE_PASSWORD   the workspace owner's console sign-in
+ *   CONTRACT_WORKSPACE_ID   that workspace (the console API's {workspaceId})
  *
  * Database: with DATABASE_URL, a new database is created on that server (and dropped after);
  * without it, the service's own embedded PostgreSQL runs in a temporary data directory.
  * Fixture: the domain's bulk seed (`seedOffers`, what `offerdesk seed` runs) gives offers in every
  * status and timelines of every type; this is verified before the command runs, so a seed that
  * stops covering them fails here instead of silently weakening the fuzzing.
- * Server: rate limits lifted (RATE_LIMIT_PER_KEY / RATE_LIMIT_PER_IP), no demo seed, no worker.
+ * Server: rate limits and the console sign-in throttle lifted, no demo seed, no worker.
  * OFFERDESK_FAULT (test-only, src/config.ts) is passed through to the server when set.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -27,6 +29,7 @@ import { connect } from '../../src/db/connect.js';
 import { openDatabase, type Database } from '../../src/db/open.js';
 import { createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
+import { setPassword } from '../../src/domain/passwords.js';
 import { OFFER_STATUSES } from '../../src/domain/offer-state.js';
 import { seedOffers } from '../../src/domain/seed.js';
 
@@ -38,6 +41,9 @@ const SEED_RANDOM_SEED = 4242;
 /** "Lifted" limits for the fuzzers: the largest values config.ts accepts. */
 const LIFTED_RATE_LIMIT = '1000000000';
 const SERVER_START_DEADLINE_MS = 90_000;
+/** The fixture owner's console password (a throwaway database; the gates sign in with it). */
+const CONSOLE_EMAIL = 'contract-owner@agency.example';
+const CONSOLE_PASSWORD = 'contract gate password';
 const SERVER_STOP_DEADLINE_MS = 30_000;
 /** SPEC.md "Offer event" types; `signed` is ours for offer.signed (src/domain/timeline.ts). */
 const SPEC_TIMELINE_TYPES = [
@@ -94,10 +100,11 @@ async function freshDatabaseEnv(): Promise<Record<string, string>> {
   return { DATABASE_URL: '', OFFERDESK_DATA_DIR: dataDir };
 }
 
-async function seedFixture(db: Database): Promise<{ apiKey: string; offerId: string }> {
+async function seedFixture(db: Database): Promise<{ apiKey: string; offerId: string; workspaceId: string }> {
   const { sql } = db;
   const clock = systemClock;
-  const owner = await createAccount(sql, clock, { email: 'contract-owner@agency.example', name: 'Contract Owner' });
+  const owner = await createAccount(sql, clock, { email: CONSOLE_EMAIL, name: 'Contract Owner' });
+  await setPassword(sql, clock, { accountId: owner.id, password: CONSOLE_PASSWORD });
   const workspace = await createWorkspace(sql, clock, {
     name: 'Contract gate workspace',
     timezone: 'Europe/Berlin',
@@ -124,7 +131,7 @@ async function seedFixture(db: Database): Promise<{ apiKey: string; offerId: str
   const [offer] = await sql<{ id: string }[]>`
     select id from offers where workspace_id = ${workspace.id}::uuid and status = 'accepted' order by id limit 1`;
   log(`seeded ${SEED_OFFERS} offers (statuses: ${statuses.map((r) => r.status).sort().join(', ')}; ${types.length} timeline types)`);
-  return { apiKey: key.key, offerId: offer!.id };
+  return { apiKey: key.key, offerId: offer!.id, workspaceId: workspace.id };
 }
 
 /** `offerdesk serve --port 0 --json`: resolves with the base URL from its JSON start line. */
@@ -192,6 +199,8 @@ async function main(): Promise<number> {
     ...dbEnv,
     RATE_LIMIT_PER_KEY: LIFTED_RATE_LIMIT,
     RATE_LIMIT_PER_IP: LIFTED_RATE_LIMIT,
+    CONSOLE_SIGN_IN_PER_EMAIL: '1000000',
+    CONSOLE_SIGN_IN_PER_ADDRESS: LIFTED_RATE_LIMIT,
     OFFERDESK_DEMO_SEED: 'false',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
@@ -203,7 +212,15 @@ async function main(): Promise<number> {
   const child = spawn(program!, args, {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, CONTRACT_BASE_URL: baseUrl, CONTRACT_API_KEY: fixture.apiKey, CONTRACT_OFFER_ID: fixture.offerId },
+    env: {
+      ...process.env,
+      CONTRACT_BASE_URL: baseUrl,
+      CONTRACT_API_KEY: fixture.apiKey,
+      CONTRACT_OFFER_ID: fixture.offerId,
+      CONTRACT_CONSOLE_EMAIL: CONSOLE_EMAIL,
+      CONTRACT_CONSOLE_PASSWORD: CONSOLE_PASSWORD,
+      CONTRACT_WORKSPACE_ID: fixture.workspaceId,
+    },
   });
   return new Promise<number>((resolve) => {
     child.once('error', (error) => {

@@ -13,6 +13,7 @@ export type ConsoleErrorCode =
   | 'invalid_request'
   | 'limit_reached'
   | 'rate_limited'
+  | 'method_not_allowed'
   | 'internal_error';
 
 export const CONSOLE_MESSAGES = {
@@ -25,6 +26,7 @@ export const CONSOLE_MESSAGES = {
   rate_limited: 'Too many sign-in attempts. Try again later.',
   internal_error: 'Internal server error.',
   wrong_password: 'The current password is wrong.',
+  method_not_allowed: 'Method not allowed on this path; the Allow header lists those that are.',
 } as const;
 
 /** Thrown by handlers and helpers; answered by `answerError`. */

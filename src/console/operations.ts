@@ -27,6 +27,8 @@ export const CONSOLE_HANDLER_TABLES: ConsoleHandlerTable[] = [
   deliveryHandlers,
 ];
 
+const ROUTED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
 /** Operations of console-api.yaml whose handlers live on another branch until it is merged: none. */
 export const PENDING_OPERATIONS: readonly string[] = [];
 
@@ -95,7 +97,12 @@ export function createConsoleOperations(deps: ConsoleDeps, tables: ConsoleHandle
       sendConsoleError(res, 400, 'invalid_request', invalid.message, invalid.param);
     },
     notFound: (_c: Context, _req: Request, res: Response) => sendConsoleError(res, 404, 'not_found', CONSOLE_MESSAGES.not_found),
-    methodNotAllowed: (_c: Context, _req: Request, res: Response) => sendConsoleError(res, 404, 'not_found', CONSOLE_MESSAGES.not_found),
+    // A path of the document with a method it does not list: 405 with the methods it does.
+    methodNotAllowed: (c: Context, _req: Request, res: Response) => {
+      const allowed = ROUTED_METHODS.filter((method) => api.router.matchOperation({ ...c.request, method }));
+      res.set('Allow', allowed.map((m) => m.toUpperCase()).join(', '));
+      sendConsoleError(res, 405, 'method_not_allowed', CONSOLE_MESSAGES.method_not_allowed);
+    },
     notImplemented: (c: Context) => {
       throw new Error(`console operation ${c.operation?.operationId} has no handler on this build`);
     },

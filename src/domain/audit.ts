@@ -33,6 +33,8 @@ export interface AuditSource {
 /** The operator's CLI: the acting account is its `--as`. The default of every domain change. */
 export const CLI_SOURCE: AuditSource = { label: 'operator (CLI)', ip: null };
 export const CONSOLE_LABEL = 'console';
+/** The webhook engine's own changes (an endpoint paused after 5 final failures in a row). */
+export const ENGINE_SOURCE: AuditSource = { label: 'webhook engine', ip: null };
 
 export interface AuditWrite {
   workspaceId: string;

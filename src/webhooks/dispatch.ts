@@ -1,3 +1,4 @@
+import { ENGINE_SOURCE, writeAudit } from '../domain/audit.js';
 import { coerceError } from '../log.js';
 import type { EngineDeps } from './deps.js';
 import { decideAfterAttempt, type DeliveryOutcome } from './outcome.js';
@@ -92,6 +93,17 @@ export async function attemptDelivery(
           const streak = await addFinalFailure(tx, { endpointId: claimed.endpoint_id, now: finishedAt });
           if (streak >= FAILURES_IN_A_ROW_TO_PAUSE) {
             endpointPaused = (await pauseEndpoint(tx, { endpointId: claimed.endpoint_id, now: finishedAt })).paused;
+            if (endpointPaused) {
+              await writeAudit(tx, {
+                workspaceId: claimed.workspace_id,
+                actorId: null,
+                via: ENGINE_SOURCE,
+                action: 'endpoint.paused',
+                target: { type: 'endpoint', id: claimed.endpoint_id },
+                details: { reason: 'failures', failures_in_a_row: streak },
+                at: finishedAt,
+              });
+            }
           }
         }
         return { kind: 'failed-finally', deliveryId: claimed.id, attempt, endpointPaused };

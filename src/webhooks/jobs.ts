@@ -1,4 +1,5 @@
 import { expireDueOffers } from '../domain/expiry.js';
+import { deleteExpiredSessions } from '../domain/sessions.js';
 import { coerceError } from '../log.js';
 import type { EngineDeps } from './deps.js';
 import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
@@ -39,7 +40,14 @@ export const deliveryLogRetentionJob: PeriodicJob = {
   },
 };
 
-export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob];
+/** Ended console sessions and sign-in links are useless; they are deleted with the log's period. */
+export const consoleSessionRetentionJob: PeriodicJob = {
+  name: 'console-session-retention',
+  intervalMs: RETENTION_JOB_INTERVAL_MS,
+  run: ({ sql, clock }) => deleteExpiredSessions(sql, clock),
+};
+
+export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob];
 
 /**
  * Runs each job whose period has come, at most once per period across all workers (worker_jobs).

@@ -52,7 +52,10 @@ export function checkAgainstContract(method: string, path: string, status: numbe
   if (body === null) return;
   const result = contract.validator.validateResponse(body, operation, status);
   if (result.errors?.length) {
-    throw new Error(`${operation.operationId} ${status} does not match console-api.yaml: ${JSON.stringify(result.errors.slice(0, 3))}`);
+    throw new Error(
+      `${operation.operationId} ${status} does not match console-api.yaml: ${JSON.stringify(result.errors.slice(0, 3))}; ` +
+        `body ${JSON.stringify(body).slice(0, 300)}`,
+    );
   }
 }
 

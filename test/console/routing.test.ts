@@ -28,3 +28,23 @@ describe('console routing by operationId', () => {
     expect(() => checkAgainstContract('GET', '/console/api/me', 418, null)).toThrow(/does not document/);
   });
 });
+
+describe('methods a path does not list', () => {
+  it('answers 405 with the methods it does list', async () => {
+    const { startTestApi } = await import('../support/api-server.js');
+    const api = await startTestApi();
+    try {
+      for (const [path, allow] of [
+        ['/session', 'POST, DELETE'],
+        ['/me', 'GET'],
+      ] as const) {
+        const answer = await fetch(`${api.origin}/console/api${path}`, { method: 'PUT', headers: { origin: api.origin } });
+        expect(answer.status).toBe(405);
+        expect(answer.headers.get('allow')).toBe(allow);
+        expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+      }
+    } finally {
+      await api.close();
+    }
+  });
+});

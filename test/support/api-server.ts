@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
 import { freshDatabase, type TestDatabase } from './database.js';
-import { startPrismFront } from './prism-proxy.js';
+import { CONSOLE_API, startPrismFront } from './prism-proxy.js';
 
 export interface TestApi {
   db: TestDatabase;
@@ -36,7 +36,12 @@ export async function startTestApi(
   const { port } = server.address() as AddressInfo;
   // OFFERDESK_TEST_PROXY=prism (contract-tests/gate-prism.sh): the same suite, every answer
   // validated against openapi.yaml by Prism on its way back (test/support/prism-proxy.ts).
-  const prism = process.env.OFFERDESK_TEST_PROXY === 'prism' ? await startPrismFront(`http://127.0.0.1:${port}`) : undefined;
+  // OFFERDESK_TEST_PROXY=prism-console: the same for console-api.yaml in front of /console/api.
+  const proxy = process.env.OFFERDESK_TEST_PROXY;
+  const prism =
+    proxy === 'prism' || proxy === 'prism-console'
+      ? await startPrismFront(`http://127.0.0.1:${port}`, proxy === 'prism-console' ? CONSOLE_API : undefined)
+      : undefined;
   const origin = prism?.origin ?? `http://127.0.0.1:${port}`;
   return {
     db,
