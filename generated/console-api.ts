@@ -337,7 +337,7 @@ export interface paths {
         put?: never;
         /**
          * Resend the endpoint's failed deliveries since a time
-         * @description Each delivery within its own limit of 5 resends; those at the limit are skipped and counted.
+         * @description Each delivery within its own limit of 5 resends; those at the limit are skipped and counted. The resends must all fit under the endpoint's 1,000 open deliveries, else nothing is resent (409 `limit_reached`, the message says how many fit). A paused endpoint is refused (400).
          */
         post: operations["resendFailed"];
         delete?: never;
@@ -407,7 +407,7 @@ export interface paths {
         put?: never;
         /**
          * Resend a delivery
-         * @description Same webhook-id and body. At most 5 resends per delivery (409 `limit_reached`).
+         * @description Same webhook-id and body. At most 5 resends per delivery (409 `limit_reached`); a delivery still pending or sending, or one of a paused endpoint, is refused (400).
          */
         post: operations["resendDelivery"];
         delete?: never;
@@ -1433,6 +1433,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["LimitReached"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1531,6 +1532,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

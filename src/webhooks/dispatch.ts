@@ -74,6 +74,7 @@ export async function attemptDelivery(
       error: result.ok ? null : result.error,
       durationMs: result.durationMs,
       responsePrefix: result.responsePrefix,
+      signature: result.signature ?? null,
     });
     const cancelled: DeliveryOutcome = { kind: 'cancelled', deliveryId: claimed.id, attempt };
     switch (decision.kind) {

@@ -73,6 +73,18 @@ export interface LogPage {
   rows: { id: string; key: string; view: DeliveryLogView }[];
 }
 
+/**
+ * A time the database can compare with: a valid date from year 1 on (PostgreSQL has no year 0,
+ * which ISO 8601 and JavaScript accept). The reason names the parameter.
+ */
+export function checkLogTime(name: string, value: Date | null | undefined): Date | null {
+  if (value == null) return null;
+  if (Number.isNaN(value.getTime()) || value.getUTCFullYear() < 1) {
+    throw invalidInput(`${name} must be an ISO 8601 date-time from year 1 on`);
+  }
+  return value;
+}
+
 function filterOf(query: LogQuery): LogFilter {
   const status = query.status ?? null;
   if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
@@ -86,8 +98,8 @@ function filterOf(query: LogQuery): LogFilter {
     status: status as DeliveryStatus | null,
     eventType: query.eventType ?? null,
     endpointId: query.endpointId?.toLowerCase() ?? null,
-    since: query.since ?? null,
-    until: query.until ?? null,
+    since: checkLogTime('since', query.since),
+    until: checkLogTime('until', query.until),
     q: query.q?.toLowerCase() ?? null,
   };
 }
@@ -115,10 +127,10 @@ export async function showDeliveryLogEntry(deps: LogDeps, input: { workspaceId: 
   return {
     ...view!,
     body: stored!.body,
-    // As sent on the last attempt. webhook-timestamp is that attempt's recorded start, exactly
-    // the value the sender signed; the signature itself is not stored and never recomputed here
-    // (that would need the endpoint's secret, which may have been rotated since).
-    headers: last ? unsignedHeaders(row.message_id, webhookTimestamp(last.attempted_at)) : {},
+    // As sent on the last attempt: webhook-timestamp is that attempt's recorded start, exactly the
+    // value the sender signed, and webhook-signature the header it sent, as recorded. Nothing is
+    // recomputed (that would need the endpoint's secret, which may have been rotated since).
+    headers: last ? headersOf(row.message_id, last) : {},
     attempts: attempts.map((a) => ({
       attempt: a.attempt,
       attempted_at: a.attempted_at.toISOString(),
@@ -175,4 +187,9 @@ function nextAttemptAt(row: LogRow, now: Date): string | null {
   if (row.status === 'pending') return row.next_attempt_at?.toISOString() ?? null;
   if (row.status === 'sending' && row.lease_until && row.lease_until.getTime() <= now.getTime()) return row.lease_until.toISOString();
   return null;
+}
+
+function headersOf(messageId: string, attempt: { attempted_at: Date; signature: string | null }): Record<string, string> {
+  const headers = unsignedHeaders(messageId, webhookTimestamp(attempt.attempted_at));
+  return attempt.signature === null ? headers : { ...headers, 'webhook-signature': attempt.signature };
 }

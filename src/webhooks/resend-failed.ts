@@ -2,7 +2,7 @@ import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
 import { writeAudit, type AuditSource } from '../domain/audit.js';
 import { invalidTransition, limitReached, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
-import type { LogDeps } from './log-page.js';
+import { checkLogTime, type LogDeps } from './log-page.js';
 import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from './policy.js';
 import { countFailedSince } from './sql/countFailedSince.js';
 import { countOpenDeliveries } from './sql/countOpenDeliveries.js';
@@ -68,6 +68,7 @@ export async function resendFailed(
 
 /** The endpoint, when it is a live endpoint of the workspace; else not found. */
 async function endpointOf(deps: LogDeps, input: ResendFailedInput) {
+  checkLogTime('since', input.since);
   const endpoint = isUuid(input.endpointId) ? await readEndpoint(deps.sql, { endpointId: input.endpointId }) : null;
   if (!endpoint || endpoint.workspace_id !== input.workspaceId) throw notFound(`endpoint ${input.endpointId}`);
   return endpoint;

@@ -27,13 +27,15 @@ export const RESPONSE_DRAIN_LIMIT_BYTES = 64 * 1024;
 export type AttemptFailure = 'address' | 'connect' | 'tls' | 'timeout' | 'status' | 'reply';
 
 export type AttemptOutcome =
-  | { ok: true; status: number; durationMs: number; responsePrefix: string }
+  | { ok: true; status: number; durationMs: number; responsePrefix: string; signature?: string }
   | {
       ok: false;
       status: number | null;
       error: string | null;
       durationMs: number;
       responsePrefix: string | null;
+      /** The webhook-signature header of the request, once one was prepared (the delivery log shows it). */
+      signature?: string;
       /** Always set by this sender; optional so other code can build outcomes without it. */
       failure?: AttemptFailure;
     };
@@ -134,17 +136,17 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
           });
           status = reply.statusCode;
           prefix = await readPrefix(reply.body);
-          if (status >= 200 && status <= 299) return { ok: true, status, durationMs: elapsed(), responsePrefix: prefix };
+          if (status >= 200 && status <= 299) return { ok: true, status, durationMs: elapsed(), responsePrefix: prefix, signature: headers['webhook-signature'] };
           const error =
             status >= 300 && status <= 399
               ? `status ${status}: redirects are not followed`
               : `status ${status}: not a 2xx reply`;
-          return failed('status', status, error, elapsed(), prefix);
+          return failed('status', status, error, elapsed(), prefix, headers['webhook-signature']);
         });
       } catch (thrown) {
-        if (deadline.signal.aborted) return failed('timeout', status, timeoutError, elapsed(), prefix);
+        if (deadline.signal.aborted) return failed('timeout', status, timeoutError, elapsed(), prefix, headers['webhook-signature']);
         const { failure, error } = describeNetworkError(thrown, timeoutMs);
-        return failed(status === null ? failure : 'reply', status, error, elapsed(), prefix);
+        return failed(status === null ? failure : 'reply', status, error, elapsed(), prefix, headers['webhook-signature']);
       }
     } finally {
       clearTimeout(timer);
@@ -177,8 +179,11 @@ function failed(
   error: string | null,
   durationMs: number,
   responsePrefix: string | null,
+  signature?: string,
 ): AttemptOutcome {
-  return { ok: false, status, error, durationMs, responsePrefix, failure };
+  return signature === undefined
+    ? { ok: false, status, error, durationMs, responsePrefix, failure }
+    : { ok: false, status, error, durationMs, responsePrefix, failure, signature };
 }
 
 function whenAborted(signal: AbortSignal): Promise<'aborted'> {

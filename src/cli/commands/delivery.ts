@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import { listDeliveries, managementDeps, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/management.js';
+import { invalidInput } from '../../domain/errors.js';
+import { showEndpoint } from '../../webhooks/management.js';
+import { previewResendFailed, resendFailed } from '../../webhooks/resend-failed.js';
 import { parseWholeNumber, type CliContext } from '../context.js';
 
 /** `offerdesk delivery ...`: the delivery log of an endpoint. */
@@ -66,6 +69,34 @@ export function register(program: Command, ctx: CliContext): void {
         async (env) =>
           resendDelivery(managementDeps(env), { deliveryId: id, actorId: await ctx.accountId(env.sql, options.as) }),
         (d) => `delivery ${d.id} queued for one more attempt (resend ${d.resend_count} of 5)`,
+      ),
+    );
+
+  delivery
+    .command('resend-failed')
+    .description("resend an endpoint's failed deliveries created since a time, each within its own limit of 5")
+    .requiredOption('--endpoint <id>', 'endpoint ID')
+    .requiredOption('--since <time>', 'ISO 8601 date-time, e.g. 2026-03-04T09:00:00Z')
+    .option('--preview', 'only count what would be resent')
+    .option('--as <account>', 'acting account (ID or email), an owner or admin; needed unless --preview')
+    .option('--json', 'print the result as JSON')
+    .action((options: { endpoint: string; since: string; preview?: boolean; as?: string; json?: boolean }) =>
+      ctx.run(
+        options,
+        async (env) => {
+          const since = new Date(options.since);
+          if (Number.isNaN(since.getTime())) throw invalidInput(`--since must be an ISO 8601 date-time, got "${options.since}"`);
+          const deps = managementDeps(env);
+          const { workspace_id: workspaceId } = await showEndpoint(deps, { endpointId: options.endpoint });
+          const input = { workspaceId, endpointId: options.endpoint, since };
+          if (options.preview) return { preview: true as const, ...(await previewResendFailed(deps, input)) };
+          if (!options.as) throw invalidInput('--as is required to resend (or use --preview to only count)');
+          return { preview: false as const, ...(await resendFailed(deps, { ...input, actorId: await ctx.accountId(env.sql, options.as) })) };
+        },
+        (r) =>
+          r.preview
+            ? `${r.count} failed deliveries would be resent${r.skipped_limit > 0 ? `; ${r.skipped_limit} already resent 5 times are skipped` : ''}`
+            : `${r.resent} failed deliveries queued for one more attempt${r.skipped_limit > 0 ? `; ${r.skipped_limit} already resent 5 times were skipped` : ''}`,
       ),
     );
 }

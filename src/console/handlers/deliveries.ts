@@ -1,10 +1,19 @@
 import { createHash } from 'node:crypto';
 import { sendJson } from '../../api/respond.js';
 import { resendDelivery as resendDeliveryDomain } from '../../webhooks/delivery-log.js';
-import { listDeliveryLogPage, showDeliveryLogEntry, type DeliveryLogDetail, type LogDeps, type LogQuery } from '../../webhooks/log-page.js';
+import { DomainError } from '../../domain/errors.js';
+import {
+  checkLogTime,
+  listDeliveryLogPage,
+  showDeliveryLogEntry,
+  type DeliveryLogDetail,
+  type LogDeps,
+  type LogQuery,
+} from '../../webhooks/log-page.js';
 import { previewResendFailed as previewDomain, resendFailed as resendFailedDomain } from '../../webhooks/resend-failed.js';
 import { requireManager, requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
+import { refuse } from '../errors.js';
 import { body, pageOf, pageRequest, pathParam } from './paging.js';
 
 /**
@@ -23,9 +32,19 @@ function text(query: Record<string, unknown>, name: string): string | null {
   return typeof value === 'string' ? value : null;
 }
 
+/** A time parameter or field, refused at its name when the database cannot hold it (year 0). */
+function time(value: string | null, name: string): Date | null {
+  if (value === null) return null;
+  try {
+    return checkLogTime(name, new Date(value));
+  } catch (error) {
+    if (error instanceof DomainError) throw refuse.invalid(`${name} must be an ISO 8601 date-time from year 1 on.`, name);
+    throw error;
+  }
+}
+
 function date(query: Record<string, unknown>, name: string): Date | null {
-  const value = text(query, name);
-  return value === null ? null : new Date(value);
+  return time(text(query, name), name);
 }
 
 /**
@@ -97,7 +116,7 @@ async function resendFailed(request: ConsoleRequest): Promise<void> {
   const workspaceId = pathParam(request, 'workspaceId');
   const accountId = signedIn(request).account.id;
   await requireManager(request.deps.sql, accountId, workspaceId);
-  const since = new Date(body<{ since: string }>(request).since);
+  const since = time(body<{ since: string }>(request).since, 'since')!;
   const result = await resendFailedDomain(logDeps(request), {
     workspaceId,
     endpointId: pathParam(request, 'endpointId'),

@@ -39,6 +39,13 @@ alter table webhook_attempts
   add constraint webhook_attempts_endpoint_fkey foreign key (endpoint_id) references webhook_endpoints (id) on delete cascade;
 create index webhook_attempts_endpoint_time_idx on webhook_attempts (endpoint_id, attempted_at) include (succeeded);
 
+-- The webhook-signature header an attempt sent, so a delivery's page shows the headers as sent
+-- (webhook-timestamp is the attempt's attempted_at in seconds). A signature is not a secret; it
+-- cannot be recomputed later without the endpoint's secret, which may have been rotated since.
+-- Null for attempts that prepared no request and for attempts made before this column.
+alter table webhook_attempts
+  add column signature text constraint webhook_attempts_signature_len check (length(signature) <= 1000);
+
 -- Why an endpoint is paused: 'failures' (SPEC.md "Delivery, retries, pause": 5 final failures
 -- in a row) or 'manual' (an operator's pause). Every pause so far was automatic.
 alter table webhook_endpoints

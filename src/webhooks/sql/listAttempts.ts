@@ -8,11 +8,13 @@ export interface AttemptRow {
   error: string | null;
   duration_ms: number;
   response_prefix: string | null;
+  /** The webhook-signature header as sent; null when none was recorded. */
+  signature: string | null;
 }
 
 export async function listAttempts(sql: Queryable, input: { deliveryId: string }): Promise<AttemptRow[]> {
   return sql<AttemptRow[]>`
-    select attempt, attempted_at, succeeded, status_code, error, duration_ms, response_prefix
+    select attempt, attempted_at, succeeded, status_code, error, duration_ms, response_prefix, signature
       from webhook_attempts
      where delivery_id = ${input.deliveryId}::uuid
      order by id`;
