@@ -61,7 +61,7 @@ describeInBrowser('an endpoint that was down, in the console (Chromium)', () => 
     }
     await page.goto(await world.signInLink(world.owner));
     await card.getByText('paused', { exact: true }).waitFor();
-    await card.getByText(/paused after consecutive failed deliveries since/).waitFor();
+    await card.getByText(/after 5 deliveries in a row failed finally, since/).waitFor();
     await card.getByText('5 of 5 before pause').waitFor();
 
     // Back up: resume, then resend what failed while it was down.

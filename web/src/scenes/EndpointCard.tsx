@@ -10,9 +10,10 @@ import { to } from '../routes';
 import { EndpointForm } from './EndpointForm';
 import { RemoveEndpointDialog, RotateSecretDialog } from './EndpointDialogs';
 
+/** Why an endpoint is paused (SPEC.md "Delivery, retries, pause"), completing "paused …". */
 const PAUSE_REASONS: Record<string, string> = {
-  failures: 'paused after consecutive failed deliveries',
-  manual: 'paused by an operator',
+  failures: 'after 5 deliveries in a row failed finally',
+  manual: 'by an operator',
 };
 
 /** One endpoint: address, events, state, health over 24 hours, and what can be done to it. */
@@ -50,7 +51,8 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
           <span>
             <Badge tone="bad">paused</Badge>{' '}
             <span className="hint">
-              {PAUSE_REASONS[endpoint.paused_reason ?? ''] ?? 'paused'} since <Time at={endpoint.paused_at} />
+              {PAUSE_REASONS[endpoint.paused_reason ?? ''] ?? ''}, since <Time at={endpoint.paused_at} />. Events
+              of the pause are never delivered; resume it to receive new ones.
             </span>
           </span>
         )}
@@ -111,7 +113,7 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
             <Link href={to.delivery(workspaceId, test.data.delivery_id)}>See its delivery</Link>
           </p>
         ) : null}
-        {resume.isSuccess ? <p>Resumed: waiting deliveries are sent again.</p> : null}
+        {resume.isSuccess ? <p>Resumed: new events are delivered again. Failed deliveries can be resent from its delivery log.</p> : null}
       </div>
       {test.isError || resume.isError ? (
         <p role="alert" className="error">
