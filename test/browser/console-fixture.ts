@@ -31,13 +31,16 @@ import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../suppor
 
 export const chromiumPath = findChromium();
 
+const BROWSER_TEST_TIMEOUT_MS = 60_000;
+
 /**
  * `describe` when a Chromium exists. Without one the tests skip with a loud warning, and with
  * OFFERDESK_REQUIRE_BROWSER=1 (CI) the missing browser is a failing test instead.
  */
 export function describeInBrowser(name: string, body: () => void): void {
   if (chromiumPath) {
-    describe(name, body);
+    // A page's steps wait on a real browser and server; on a loaded 2-core machine that takes a while.
+    describe(name, { timeout: BROWSER_TEST_TIMEOUT_MS }, body);
     return;
   }
   const line = `\n!!!!!!!! BROWSER TESTS SKIPPED: ${MISSING_CHROMIUM} — "${name}" did not run !!!!!!!!\n`;
