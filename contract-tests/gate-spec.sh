@@ -3,8 +3,8 @@
 #   1. openapi.yaml and console-api.yaml lint clean with Redocly (redocly.yaml): zero errors AND
 #      zero warnings.
 #   2. generated/ is regenerated from both documents in a temporary copy; any difference fails.
-#   3. Every operationId has a handler and every handler an operation (test/api/routing.test.ts,
-#      run here on its own; it also runs in the vitest step of `npm test`).
+#   3. Every operationId has a handler and every handler an operation (test/api/routing.test.ts and
+#      test/console/routing.test.ts, run here on their own; they also run in `npm test`).
 #   4. No breaking change of openapi.yaml against the last commit (lib/check-breaking.ts;
 #      CONTRACT_BREAKING_BASE=<git ref> compares with another commit, e.g. origin/main).
 # (The served /openapi.json is compared with openapi.yaml by gate-schemathesis.sh, against the
@@ -47,7 +47,7 @@ fi
 echo "generated/ is up to date"
 
 echo "-- every operationId routed to a handler, every handler an operation"
-npx --no-install vitest run test/api/routing.test.ts
+npx --no-install vitest run test/api/routing.test.ts test/console/routing.test.ts
 
 echo "-- no breaking change against ${CONTRACT_BREAKING_BASE:-HEAD}"
 npx --no-install tsx contract-tests/lib/check-breaking.ts --base "${CONTRACT_BREAKING_BASE:-HEAD}"

@@ -8,6 +8,8 @@
  *   CONTRACT_OFFER_ID   one offer of that workspace (for targeted runs)
  *   CONTRACT_CONSOLE_EMAIL, CONTRACT_CONSOLE_PASSWORD   the workspace owner's console sign-in
  *   CONTRACT_WORKSPACE_ID   that workspace (the console API's {workspaceId})
+ *   CONTRACT_ENDPOINT_ID    a webhook endpoint of it (the console API's {endpointId}; its host is
+ *                           mapped to a closed local port, and the server runs no worker)
  *
  * Database: with DATABASE_URL, a new database is created on that server (and dropped after);
  * without it, the service's own embedded PostgreSQL runs in a temporary data directory.
@@ -30,6 +32,7 @@ import { openDatabase, type Database } from '../../src/db/open.js';
 import { createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { setPassword } from '../../src/domain/passwords.js';
+import { addEndpoint } from '../../src/webhooks/management.js';
 import { OFFER_STATUSES } from '../../src/domain/offer-state.js';
 import { seedOffers } from '../../src/domain/seed.js';
 
@@ -44,6 +47,11 @@ const SERVER_START_DEADLINE_MS = 90_000;
 /** The fixture owner's console password (a throwaway database; the gates sign in with it). */
 const CONSOLE_EMAIL = 'contract-owner@agency.example';
 const CONSOLE_PASSWORD = 'contract gate password';
+/** Webhook settings shared by the fixture and the server: a throwaway master key, a local endpoint host. */
+const WEBHOOK_ENV = {
+  OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
+  OFFERDESK_WEBHOOK_DEV_RESOLVE: 'hooks.contract.test=127.0.0.1:9',
+};
 const SERVER_STOP_DEADLINE_MS = 30_000;
 /** SPEC.md "Offer event" types; `signed` is ours for offer.signed (src/domain/timeline.ts). */
 const SPEC_TIMELINE_TYPES = [
@@ -100,7 +108,10 @@ async function freshDatabaseEnv(): Promise<Record<string, string>> {
   return { DATABASE_URL: '', OFFERDESK_DATA_DIR: dataDir };
 }
 
-async function seedFixture(db: Database): Promise<{ apiKey: string; offerId: string; workspaceId: string }> {
+async function seedFixture(
+  db: Database,
+  config: ReturnType<typeof loadConfig>,
+): Promise<{ apiKey: string; offerId: string; workspaceId: string; endpointId: string }> {
   const { sql } = db;
   const clock = systemClock;
   const owner = await createAccount(sql, clock, { email: CONSOLE_EMAIL, name: 'Contract Owner' });
@@ -131,7 +142,11 @@ async function seedFixture(db: Database): Promise<{ apiKey: string; offerId: str
   const [offer] = await sql<{ id: string }[]>`
     select id from offers where workspace_id = ${workspace.id}::uuid and status = 'accepted' order by id limit 1`;
   log(`seeded ${SEED_OFFERS} offers (statuses: ${statuses.map((r) => r.status).sort().join(', ')}; ${types.length} timeline types)`);
-  return { apiKey: key.key, offerId: offer!.id, workspaceId: workspace.id };
+  const endpoint = await addEndpoint(
+    { sql, clock, config: config.webhooks, masterKey: Buffer.from(WEBHOOK_ENV.OFFERDESK_MASTER_KEY, 'base64') },
+    { workspaceId: workspace.id, url: 'https://hooks.contract.test/offerdesk', events: ['offer.sent'], actorId: owner.id },
+  );
+  return { apiKey: key.key, offerId: offer!.id, workspaceId: workspace.id, endpointId: endpoint.id };
 }
 
 /** `offerdesk serve --port 0 --json`: resolves with the base URL from its JSON start line. */
@@ -188,15 +203,16 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<{ baseUrl: string; c
 
 async function main(): Promise<number> {
   const dbEnv = await freshDatabaseEnv();
-  const config = loadConfig({ ...process.env, ...dbEnv, DATABASE_URL: dbEnv.DATABASE_URL || undefined });
+  const config = loadConfig({ ...process.env, ...dbEnv, ...WEBHOOK_ENV, DATABASE_URL: dbEnv.DATABASE_URL || undefined });
   // Migrates the fresh database; on the embedded server this starts it, and serve joins it.
   const db = await openDatabase(config, { applicationName: 'offerdesk-contract' });
   cleanups.push(() => db.close());
-  const fixture = await seedFixture(db);
+  const fixture = await seedFixture(db, config);
 
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
     ...dbEnv,
+    ...WEBHOOK_ENV,
     RATE_LIMIT_PER_KEY: LIFTED_RATE_LIMIT,
     RATE_LIMIT_PER_IP: LIFTED_RATE_LIMIT,
     CONSOLE_SIGN_IN_PER_EMAIL: '1000000',
@@ -220,6 +236,7 @@ async function main(): Promise<number> {
       CONTRACT_CONSOLE_EMAIL: CONSOLE_EMAIL,
       CONTRACT_CONSOLE_PASSWORD: CONSOLE_PASSWORD,
       CONTRACT_WORKSPACE_ID: fixture.workspaceId,
+      CONTRACT_ENDPOINT_ID: fixture.endpointId,
     },
   });
   return new Promise<number>((resolve) => {

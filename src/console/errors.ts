@@ -77,7 +77,7 @@ export function answerError(res: Response, error: unknown, param?: string): void
 }
 
 /** Domain messages are CLI lines ("endpoint address refused: ..."); the console shows sentences. */
-function sentence(message: string): string {
+export function sentence(message: string): string {
   const text = message.charAt(0).toUpperCase() + message.slice(1);
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -83,12 +83,11 @@ export function createConsoleOperations(deps: ConsoleDeps, tables: ConsoleHandle
 
   api.register({
     ...handlers,
-    postRoutingHandler: (c: Context, req: Request, res: Response) => {
+    postRoutingHandler: (c: Context, _req: Request, res: Response) => {
       if (!c.operation) return;
       const request = res.locals.consoleRequest as { query: Record<string, string | number> };
       request.query = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
       c.request.query = request.query as Record<string, string>;
-      void req;
     },
     unauthorizedHandler: (_c: Context, _req: Request, res: Response) => sendConsoleError(res, 401, 'unauthorized', CONSOLE_MESSAGES.unauthorized),
     validationFail: (c: Context, _req: Request, res: Response) => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
 import type { Clock } from '../clock.js';
 import type { Queryable, Sql } from '../db/connect.js';
@@ -21,7 +22,7 @@ const ARGON2 = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2,
  * email costs the same time as a wrong password (the answer must not tell whether it exists).
  */
 let decoy: Promise<string> | undefined;
-const decoyHash = () => (decoy ??= hash(`decoy-${Math.random()}`, ARGON2));
+const decoyHash = () => (decoy ??= hash(randomBytes(32).toString('base64'), ARGON2));
 
 export function requirePassword(password: unknown): string {
   if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH) {

@@ -173,3 +173,36 @@ describe('sign-out and password changes', () => {
     expect((await p.client.call('GET', '/me')).status).toBe(401);
   });
 });
+
+describe('sessions across processes and over https', () => {
+  it('a session started on one API process works on another over the same database', async () => {
+    const { startTestApi } = await import('../support/api-server.js');
+    const { CONSOLE_TEST_ENV } = await import('./helpers.js');
+    const second = await startTestApi({ env: CONSOLE_TEST_ENV, db: ctx.api.db, clock: ctx.api.clock });
+    try {
+      const p = await someone();
+      await p.client.signIn(p.email);
+      const elsewhere = new ConsoleClient(second);
+      elsewhere.cookie = p.client.cookie;
+      expect((await elsewhere.call('GET', '/me')).body.data.account.id).toBe(p.id);
+      await elsewhere.call('DELETE', '/session');
+      expect((await p.client.call('GET', '/me')).status).toBe(401);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('marks the cookie Secure when the public address is https', async () => {
+    const { startTestApi } = await import('../support/api-server.js');
+    const { CONSOLE_TEST_ENV } = await import('./helpers.js');
+    const secure = await startTestApi({ env: { ...CONSOLE_TEST_ENV, OFFERDESK_PUBLIC_URL: 'https://console.agency.example' }, db: ctx.api.db, clock: ctx.api.clock });
+    try {
+      const p = await someone();
+      const answer = await new ConsoleClient(secure).signIn(p.email);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.getSetCookie()[0]).toMatch(/; Secure/);
+    } finally {
+      await secure.close();
+    }
+  });
+});

@@ -10,6 +10,7 @@ import {
   rotateSecret,
   showEndpoint,
   testEndpoint as testEndpointDomain,
+  toEndpointView,
   updateEndpoint as updateEndpointDomain,
   type EndpointView,
 } from '../../webhooks/management.js';
@@ -70,11 +71,10 @@ async function listEndpoints(request: ConsoleRequest): Promise<void> {
   await requireReader(request.deps.sql, signedIn(request).account.id, workspaceId);
   const page = pageRequest(request, LIST, workspaceId);
   // Oldest first; at most 5 live endpoints per workspace, so the page is cut in memory.
-  const all = (await listEndpointRows(request.deps.sql, { workspaceId })).map((row) => ({ row, key: row.created_at.toISOString() }));
+  const all = (await listEndpointRows(request.deps.sql, { workspaceId })).map(toEndpointView);
   const after = page.after;
-  const rest = after ? all.filter((e) => e.key > after.createdAt || (e.key === after.createdAt && e.row.id > after.id)) : all;
-  const shown = rest.slice(0, page.limit + 1).map((e) => e.row.id);
-  const viewed = await views(request, await Promise.all(shown.map((endpointId) => showEndpoint(request.deps.manage(), { endpointId }))));
+  const rest = after ? all.filter((e) => e.created_at > after.createdAt || (e.created_at === after.createdAt && e.id > after.id)) : all;
+  const viewed = await views(request, rest.slice(0, page.limit + 1));
   sendJson(request.res, 200, pageOf(request, { list: LIST, workspaceId, limit: page.limit, rows: viewed, key: (v) => v.created_at, view: (v) => v }));
 }
 

@@ -1,12 +1,12 @@
 import type { Sql } from '../../db/connect.js';
 import type { Account, Role } from '../../domain/accounts.js';
-import { checkCurrentPassword, setPassword } from '../../domain/passwords.js';
+import { DomainError } from '../../domain/errors.js';
+import { checkCurrentPassword, setPassword, verifyPassword } from '../../domain/passwords.js';
 import { createSession, endSession } from '../../domain/sessions.js';
 import { useSignInLink } from '../../domain/sign-in-links.js';
-import { verifyPassword } from '../../domain/passwords.js';
 import { sendEmpty, sendJson } from '../../api/respond.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
-import { CONSOLE_MESSAGES, ConsoleRefusal, refuse } from '../errors.js';
+import { CONSOLE_MESSAGES, ConsoleRefusal, refuse, sentence } from '../errors.js';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { body } from './paging.js';
 
@@ -89,14 +89,11 @@ async function changePassword(request: ConsoleRequest): Promise<void> {
       keepSessionId: session.id,
     });
   } catch (error) {
-    if (error instanceof Error && error.name === 'DomainError') throw refuse.invalid(sentence(error.message), 'new_password');
+    // The only input the domain refuses here is the new password's length.
+    if (error instanceof DomainError && error.code === 'invalid_input') throw refuse.invalid(sentence(error.message), 'new_password');
     throw error;
   }
   sendEmpty(request.res, 204);
-}
-
-function sentence(message: string): string {
-  return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
 }
 
 export const sessionHandlers: ConsoleHandlerTable = { signIn, signInWithLink, signOut, getMe, changePassword };
