@@ -105,12 +105,16 @@ describe("the CLI's changes in the audit log", () => {
     await offerdesk(['key', 'revoke', key.id, '--as', admin.id]);
     const added = await offerdesk(['endpoint', 'add', '--workspace', o.workspaceId, '--url', 'https://hooks.test/cli', '--events', 'offer.sent', '--as', o.email, '--json']);
     const endpoint = JSON.parse(added.stdout);
+    const updated = await offerdesk(['endpoint', 'update', endpoint.id, '--events', 'offer.sent,offer.accepted', '--as', admin.id, '--json']);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout).events).toEqual(['offer.sent', 'offer.accepted']);
 
     const entries = await listAuditEntries(db.sql, { workspaceId: o.workspaceId, limit: 10, after: null });
     const byAction = Object.fromEntries(entries.map((e) => [e.action, e]));
     expect(byAction['api_key.created']).toMatchObject({ actor_id: o.accountId, actor_label: 'operator (CLI)', target_id: key.id, ip: null });
     expect(byAction['api_key.revoked']).toMatchObject({ actor_id: admin.id, actor_label: 'operator (CLI)' });
     expect(byAction['endpoint.added']).toMatchObject({ actor_id: o.accountId, actor_label: 'operator (CLI)', target_id: endpoint.id });
+    expect(byAction['endpoint.updated']).toMatchObject({ actor_id: admin.id, actor_label: 'operator (CLI)', details: { events: ['offer.sent', 'offer.accepted'] } });
     const stored = JSON.stringify(entries);
     expect(stored).not.toContain(key.key);
     expect(stored).not.toContain(endpoint.secret);

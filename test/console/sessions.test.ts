@@ -206,3 +206,26 @@ describe('sessions across processes and over https', () => {
     }
   });
 });
+
+describe('housekeeping', () => {
+  it('a sign-in by link is audited with its method', async () => {
+    const { createWorkspace } = await import('../../src/domain/accounts.js');
+    const p = await someone();
+    const { id: workspaceId } = await createWorkspace(ctx.api.db.sql, ctx.api.clock, { name: 'Linked', timezone: 'UTC', currency: 'EUR', ownerAccountId: p.id });
+    const { token } = await createSignInLink(ctx.api.db.sql, ctx.api.clock, { accountId: p.id });
+    await p.client.call('POST', '/session/link', { body: linkToken(token) });
+    const log = await p.client.call('GET', `/workspaces/${workspaceId}/audit-log`);
+    expect(log.body.data).toEqual([expect.objectContaining({ action: 'signed_in', details: { method: 'link' }, actor: expect.objectContaining({ id: p.id }) })]);
+  });
+
+  it('ended sessions and links are deleted by the retention job', async () => {
+    const { deleteExpiredSessions } = await import('../../src/domain/sessions.js');
+    const p = await someone();
+    await p.client.signIn(p.email);
+    await createSignInLink(ctx.api.db.sql, ctx.api.clock, { accountId: p.id });
+    ctx.api.clock.advance(12 * HOUR);
+    expect(await deleteExpiredSessions(ctx.api.db.sql, ctx.api.clock)).toBeGreaterThanOrEqual(1);
+    expect(await ctx.api.db.sql`select 1 from console_sessions where account_id = ${p.id}::uuid`).toHaveLength(0);
+    expect(await ctx.api.db.sql`select 1 from sign_in_links where account_id = ${p.id}::uuid`).toHaveLength(0);
+  });
+});

@@ -9,6 +9,7 @@ import {
   rotateSecret,
   showEndpoint,
   testEndpoint,
+  updateEndpoint,
   type EndpointView,
 } from '../../webhooks/management.js';
 
@@ -73,6 +74,27 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print the result as JSON')
     .action((id: string, options: JsonOption) =>
       ctx.run(options, (env) => showEndpoint(managementDeps(env), { endpointId: id }), describeEndpoint),
+    );
+
+  endpoint
+    .command('update <id>')
+    .description('change the address and/or the event types (a new address is checked like a new endpoint)')
+    .option('--url <url>', 'new https address of the receiver')
+    .option('--events <types>', 'new comma-separated webhook types, e.g. offer.sent,offer.accepted')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: ActorOptions & { url?: string; events?: string }) =>
+      ctx.run(
+        options,
+        async (env) =>
+          updateEndpoint(managementDeps(env), {
+            endpointId: id,
+            url: options.url,
+            events: options.events?.split(','),
+            actorId: await ctx.accountId(env.sql, options.as),
+          }),
+        describeEndpoint,
+      ),
     );
 
   endpoint
