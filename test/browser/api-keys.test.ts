@@ -8,7 +8,7 @@ describeInBrowser('API keys in the console (Chromium)', () => {
     fetch(`${world.origin}/api/v1/workspace`, { headers: { authorization: `Bearer ${key}` } });
 
   it('"Create key" shows the value once; it reads /api/v1/workspace; "Revoke" ends it at once', async () => {
-    const { page } = await world.open();
+    const { page } = await world.open({ clipboard: true });
     await page.goto(await world.signInLink(world.owner));
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByText('No API keys yet.').waitFor();
@@ -21,7 +21,9 @@ describeInBrowser('API keys in the console (Chromium)', () => {
     const value = await valueField.inputValue();
     expect(value).toMatch(/^odk_live_[0-9A-Za-z]+$/);
     await expect(dialog.getByText('it will not be shown again').count()).resolves.toBe(1);
-    await dialog.getByRole('button', { name: 'Copy' }).waitFor();
+    await dialog.getByRole('button', { name: 'Copy' }).click();
+    await dialog.getByRole('status').getByText('Copied.').waitFor();
+    await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(value);
 
     const answer = await readWorkspace(value);
     expect(answer.status).toBe(200);

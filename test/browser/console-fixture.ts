@@ -87,8 +87,8 @@ export interface ConsoleWorld {
   workspaceId: string;
   owner: Person;
   member: Person;
-  /** A fresh browser context (no cookies) with error collection. */
-  open(): Promise<BrowserPage>;
+  /** A fresh browser context (no cookies) with error collection; `clipboard` grants the page its clipboard. */
+  open(options?: { clipboard?: boolean }): Promise<BrowserPage>;
   signInLink(person: Person): Promise<string>;
   /** Fans out and attempts everything due now, as the worker would. */
   deliverDue(): Promise<void>;
@@ -189,8 +189,13 @@ export function useConsoleWorld(): ConsoleWorld {
     Object.assign(world, { db, clock, receiver, engine, manage, browser, origin, workspaceId: ws.id, owner });
     world.member = await addPerson(world, 'Max Member', 'member');
 
-    world.open = async () => {
-      const context = await browser.newContext({ viewport: { width: 1366, height: 850 }, locale: 'en-GB', timezoneId: 'Europe/Berlin' });
+    world.open = async (options = {}) => {
+      const context = await browser.newContext({
+        viewport: { width: 1366, height: 850 },
+        locale: 'en-GB',
+        timezoneId: 'Europe/Berlin',
+        permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
+      });
       const page = await context.newPage();
       const entry: BrowserPage = {
         page,
