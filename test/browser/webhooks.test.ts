@@ -139,7 +139,7 @@ describeInBrowser('webhook endpoints and the delivery log in the console (Chromi
     await page.screenshot({ path: join(projectRoot, 'docs', 'console.png') });
   });
 
-  it('editing an endpoint changes its events; removing it says waiting events are dropped', async () => {
+  it('editing an endpoint re-checks its URL and changes its events; removing it says waiting events are dropped', async () => {
     const url = 'https://hooks.test/edit-me';
     await addEndpoint(world.manage, { workspaceId: world.workspaceId, url, events: ['offer.sent', 'offer.accepted'], actorId: world.owner.id });
     const { page, expectProblem } = await signedIn();
