@@ -12,7 +12,9 @@ import type { WaitingFacts } from './sql/readWaitingFacts.js';
  *   the whole workspace until the window ends.
  * - `endpoint_cap`: it is due, but its endpoint already holds its share of attempts in flight
  *   fleet-wide (maxInFlightPerEndpoint: a quarter of a worker's concurrency), so a slow endpoint
- *   never holds back the others (SPEC.md "Events" rule 4).
+ *   never holds back the others (SPEC.md "Events" rule 4). The endpoint's 1,000 open deliveries
+ *   never make a delivery wait: past them, new deliveries are recorded failed at fan-out
+ *   (SPEC.md "Webhook limits"), and a resend that does not fit is refused.
  * - `turn`: it is due and nothing blocks it: it waits for its round-robin turn (SPEC.md "Webhook
  *   limits": "Workspaces are served round-robin, longest-waiting first"), behind earlier due
  *   deliveries of its endpoint and workspace.
