@@ -8,7 +8,7 @@ describeInBrowser('API keys in the console (Chromium)', () => {
     fetch(`${world.origin}/api/v1/workspace`, { headers: { authorization: `Bearer ${key}` } });
 
   it('"Create key" shows the value once; it reads /api/v1/workspace; "Revoke" ends it at once', async () => {
-    const { page } = await world.open();
+    const { page } = await world.open({ clipboard: true });
     await page.goto(await world.signInLink(world.owner));
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByText('No API keys yet.').waitFor();
@@ -21,7 +21,9 @@ describeInBrowser('API keys in the console (Chromium)', () => {
     const value = await valueField.inputValue();
     expect(value).toMatch(/^odk_live_[0-9A-Za-z]+$/);
     await expect(dialog.getByText('it will not be shown again').count()).resolves.toBe(1);
-    await dialog.getByRole('button', { name: 'Copy' }).waitFor();
+    await dialog.getByRole('button', { name: 'Copy' }).click();
+    await dialog.getByRole('status').getByText('Copied.').waitFor();
+    await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(value);
 
     const answer = await readWorkspace(value);
     expect(answer.status).toBe(200);
@@ -65,5 +67,35 @@ describeInBrowser('API keys in the console (Chromium)', () => {
     await dialog.getByRole('button', { name: 'Done' }).click();
     const row = page.getByRole('row', { name: /Old one/ });
     await expect(row.locator('time').nth(1).getAttribute('datetime')).resolves.toBe('2099-06-30T10:00:00.000Z');
+  });
+
+  it('Escape closes the dialog and gives focus back to the button that opened it', async () => {
+    const { page } = await world.open();
+    await page.goto(await world.signInLink(world.owner));
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const open = page.getByRole('button', { name: 'Create key' });
+    await open.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Create key' });
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('key-name');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Create key');
+  });
+
+  it('when the server cannot be reached, the list says what to do and "Try again" loads it', async () => {
+    const { page, expectProblem } = await world.open();
+    expectProblem(/net::ERR_CONNECTION_REFUSED/); // the refused requests, logged by Chromium
+    await page.goto(await world.signInLink(world.owner));
+    await page.getByRole('heading', { name: 'Webhook endpoints', level: 1 }).waitFor();
+    // The one thing not real here: the network failing, which a browser test cannot cause otherwise.
+    await page.route('**/console/api/workspaces/*/api-keys*', (route) => route.abort('connectionrefused'));
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const alert = page.getByRole('alert');
+    await expect(alert.textContent()).resolves.toMatch(/Could not load API keys\. The server could not be reached\. Check that it is running, then try again\./);
+    await page.unroute('**/console/api/workspaces/*/api-keys*');
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await alert.waitFor({ state: 'detached' });
+    await page.getByRole('table').or(page.getByText('No API keys yet.')).first().waitFor();
   });
 });

@@ -31,13 +31,16 @@ import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../suppor
 
 export const chromiumPath = findChromium();
 
+const BROWSER_TEST_TIMEOUT_MS = 60_000;
+
 /**
  * `describe` when a Chromium exists. Without one the tests skip with a loud warning, and with
  * OFFERDESK_REQUIRE_BROWSER=1 (CI) the missing browser is a failing test instead.
  */
 export function describeInBrowser(name: string, body: () => void): void {
   if (chromiumPath) {
-    describe(name, body);
+    // A page's steps wait on a real browser and server; on a loaded 2-core machine that takes a while.
+    describe(name, { timeout: BROWSER_TEST_TIMEOUT_MS }, body);
     return;
   }
   const line = `\n!!!!!!!! BROWSER TESTS SKIPPED: ${MISSING_CHROMIUM} — "${name}" did not run !!!!!!!!\n`;
@@ -84,8 +87,8 @@ export interface ConsoleWorld {
   workspaceId: string;
   owner: Person;
   member: Person;
-  /** A fresh browser context (no cookies) with error collection. */
-  open(): Promise<BrowserPage>;
+  /** A fresh browser context (no cookies) with error collection; `clipboard` grants the page its clipboard. */
+  open(options?: { clipboard?: boolean }): Promise<BrowserPage>;
   signInLink(person: Person): Promise<string>;
   /** Fans out and attempts everything due now, as the worker would. */
   deliverDue(): Promise<void>;
@@ -186,8 +189,13 @@ export function useConsoleWorld(): ConsoleWorld {
     Object.assign(world, { db, clock, receiver, engine, manage, browser, origin, workspaceId: ws.id, owner });
     world.member = await addPerson(world, 'Max Member', 'member');
 
-    world.open = async () => {
-      const context = await browser.newContext({ viewport: { width: 1366, height: 850 }, locale: 'en-GB', timezoneId: 'Europe/Berlin' });
+    world.open = async (options = {}) => {
+      const context = await browser.newContext({
+        viewport: { width: 1366, height: 850 },
+        locale: 'en-GB',
+        timezoneId: 'Europe/Berlin',
+        permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
+      });
       const page = await context.newPage();
       const entry: BrowserPage = {
         page,

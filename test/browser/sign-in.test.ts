@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
+import { MINUTE } from '../../src/clock.js';
 import { createWorkspace } from '../../src/domain/accounts.js';
+import { SESSION_IDLE_MS } from '../../src/domain/sessions.js';
 import { addPerson, describeInBrowser, useConsoleWorld } from './console-fixture.js';
 
 describeInBrowser('console sign-in in Chromium', () => {
@@ -85,5 +87,16 @@ describeInBrowser('console sign-in in Chromium', () => {
     await switcher.selectOption({ label: 'Ada Studio (owner)' });
     await page.waitForURL(`${world.origin}/console/w/${own.id}/api-keys`);
     await page.getByText('No API keys yet.').waitFor();
+  });
+
+  it('when the session has expired, the next request sends the page back to sign-in', async () => {
+    const { page, expectProblem } = await world.open();
+    expectProblem(/status of 401/); // the request that found the session gone
+    await page.goto(await world.signInLink(world.owner));
+    await page.getByRole('heading', { name: 'Webhook endpoints', level: 1 }).waitFor();
+    world.clock.advance(SESSION_IDLE_MS + MINUTE);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Offerdesk' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('next')).toBe(`/w/${world.workspaceId}/api-keys`);
   });
 });

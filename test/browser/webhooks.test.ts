@@ -139,14 +139,21 @@ describeInBrowser('webhook endpoints and the delivery log in the console (Chromi
     await page.screenshot({ path: join(projectRoot, 'docs', 'console.png') });
   });
 
-  it('editing an endpoint changes its events; removing it says waiting events are dropped', async () => {
+  it('editing an endpoint re-checks its URL and changes its events; removing it says waiting events are dropped', async () => {
     const url = 'https://hooks.test/edit-me';
     await addEndpoint(world.manage, { workspaceId: world.workspaceId, url, events: ['offer.sent', 'offer.accepted'], actorId: world.owner.id });
-    const { page } = await signedIn();
+    const { page, expectProblem } = await signedIn();
+    expectProblem(/status of 400/); // the refused new address, logged by Chromium
     const card = page.getByRole('article', { name: url });
     await card.getByRole('button', { name: 'Edit' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit endpoint' });
     await expect(dialog.getByLabel('URL').inputValue()).resolves.toBe(url);
+    // A changed URL is checked by the same rules as a new one.
+    await dialog.getByLabel('URL').fill('https://localhost/hooks');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.getByRole('alert').waitFor();
+    await expect(dialog.getByLabel('URL').getAttribute('aria-invalid')).resolves.toBe('true');
+    await dialog.getByLabel('URL').fill(url);
     await dialog.getByRole('checkbox', { name: 'offer.accepted', exact: true }).uncheck();
     await dialog.getByRole('checkbox', { name: 'offer.withdrawn', exact: true }).check();
     await dialog.getByRole('button', { name: 'Save changes' }).click();
@@ -160,5 +167,32 @@ describeInBrowser('webhook endpoints and the delivery log in the console (Chromi
     await confirm.getByRole('button', { name: 'Remove endpoint' }).click();
     await card.waitFor({ state: 'detached' });
     await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('H1');
+  });
+
+  it('"Rotate secret" shows the new secret once; webhooks verify with it and no longer with the old', async () => {
+    const url = 'https://hooks.test/rotate-me';
+    const old = await addEndpoint(world.manage, { workspaceId: world.workspaceId, url, events: ['offer.sent'], actorId: world.owner.id });
+    const { page } = await signedIn();
+    const card = page.getByRole('article', { name: url });
+    await card.getByRole('button', { name: 'Rotate secret' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await confirm.getByText('the old secret stops working at once').waitFor();
+    await confirm.getByRole('button', { name: 'Rotate secret' }).click();
+    const shown = page.getByRole('dialog', { name: 'New signing secret' });
+    const secret = await shown.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(old.secret);
+    await shown.getByRole('button', { name: 'Done' }).click();
+    await shown.waitFor({ state: 'detached' });
+
+    const before = world.receiver.requests.length;
+    await card.getByRole('button', { name: 'Send test' }).click();
+    await card.getByText('Test webhook queued').waitFor();
+    await world.deliverDue();
+    const ping = world.receiver.requests.slice(before).find((r) => r.path === '/rotate-me');
+    expect(ping).toBeDefined();
+    const body = ping!.body.toString('utf8');
+    expect((new Webhook(secret).verify(body, ping!.headers) as { type: string }).type).toBe('ping');
+    expect(() => new Webhook(old.secret).verify(body, ping!.headers)).toThrow();
   });
 });

@@ -24,7 +24,9 @@ const queryClient: QueryClient = new QueryClient({
   mutationCache: new MutationCache({ onError: (error, _v, _c, mutation) => !mutation.meta?.ownUnauthorized && onApiError(error) }),
   defaultOptions: {
     queries: {
-      staleTime: 5_000,
+      // Deliveries, pauses and stats change on the server by themselves (the worker): a page shows
+      // what it has at once and asks again whenever it is opened.
+      staleTime: 0,
       // A refusal (4xx) will not change by asking again; a network blip might.
       retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
     },

@@ -56,9 +56,13 @@ interface Page<T> {
   next_cursor: string | null;
 }
 
-function usePages<T>(queryKey: QueryKey, fetchPage: (cursor: string | undefined) => Promise<Page<T>>) {
+/** How often the delivery log and the endpoints' health refresh while the page is visible. */
+const LIVE_REFRESH_MS = 10_000;
+
+function usePages<T>(queryKey: QueryKey, fetchPage: (cursor: string | undefined) => Promise<Page<T>>, live = false) {
   const query = useInfiniteQuery({
     queryKey,
+    refetchInterval: live ? LIVE_REFRESH_MS : false,
     queryFn: ({ pageParam }) => fetchPage(pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
@@ -75,6 +79,7 @@ export function useApiKeys(ws: string) {
 export function useEndpoints(ws: string) {
   return usePages(keys.endpoints(ws), (cursor) =>
     call(api.GET('/workspaces/{workspaceId}/endpoints', { params: { path: { workspaceId: ws }, query: { cursor } } })),
+    true,
   );
 }
 
@@ -99,12 +104,14 @@ export interface DeliveryFilters {
 export function useDeliveries(ws: string, filters: DeliveryFilters) {
   return usePages([...keys.deliveries(ws), filters], (cursor) =>
     call(api.GET('/workspaces/{workspaceId}/deliveries', { params: { path: { workspaceId: ws }, query: { ...filters, cursor } } })),
+    true,
   );
 }
 
 export function useDelivery(ws: string, id: string) {
   return useQuery({
     queryKey: keys.delivery(ws, id),
+    refetchInterval: LIVE_REFRESH_MS,
     queryFn: async () =>
       (await call(api.GET('/workspaces/{workspaceId}/deliveries/{deliveryId}', { params: { path: { workspaceId: ws, deliveryId: id } } }))).data,
   });

@@ -60,7 +60,7 @@ function ApiKeysOf(props: { workspaceId: string; canChange: boolean }) {
                 <td>
                   <code>{key.prefix}…</code>
                 </td>
-                <td>{key.created_by ? key.created_by.name || key.created_by.email : 'operator (CLI)'}</td>
+                <td>{key.created_by ? key.created_by.name || key.created_by.email : '—'}</td>
                 <td>
                   <Time at={key.created_at} />
                 </td>

@@ -50,7 +50,7 @@ export function AuditLog() {
             <tbody>
               {list.items.map((entry) => (
                 <tr key={entry.id}>
-                  <td>
+                  <td className="when">
                     <Time at={entry.at} seconds />
                   </td>
                   <td>
@@ -80,7 +80,7 @@ function Details(props: { details: Record<string, unknown>; target: AuditEntry['
     <ul className="details">
       {entries.map(([name, value]) => (
         <li key={name}>
-          {name.replaceAll('_', ' ')}: <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+          {name.replaceAll('_', ' ')}: <code>{detailText(value)}</code>
         </li>
       ))}
       {props.target && entries.length === 0 ? (
@@ -90,4 +90,10 @@ function Details(props: { details: Record<string, unknown>; target: AuditEntry['
       ) : null}
     </ul>
   );
+}
+
+function detailText(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (Array.isArray(value)) return value.map(detailText).join(', ');
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }

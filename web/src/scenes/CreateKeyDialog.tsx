@@ -31,7 +31,7 @@ export function CreateKeyDialog(props: { workspaceId: string; onClose: () => voi
 
   if (create.data) {
     return (
-      <Dialog title="Your new API key" onClose={props.onClose}>
+      <Dialog title="Your new API key" onClose={props.onClose} wide>
         <SecretOnce label="New API key" value={create.data.value} what="key" />
         <p>
           Send it as <code>Authorization: Bearer …</code> to <code>/api/v1</code>.

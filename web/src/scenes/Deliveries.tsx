@@ -86,12 +86,12 @@ function DeliveryTable(props: { workspaceId: string; deliveries: Delivery[] }) {
         <tbody>
           {props.deliveries.map((d) => (
             <tr key={d.id}>
-              <td>
+              <td className="when">
                 <Link href={to.delivery(props.workspaceId, d.id)} aria-label={`Delivery of ${d.type} at ${new Date(d.created_at).toLocaleString()}`}>
                   <Time at={d.created_at} seconds />
                 </Link>
               </td>
-              <td>
+              <td className="when">
                 <code>{d.type}</code>
                 {d.test ? <span className="hint"> (test)</span> : null}
               </td>

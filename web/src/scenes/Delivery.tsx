@@ -78,7 +78,15 @@ function DeliveryView(props: { workspaceId: string; delivery: DeliveryDetail; ca
         </div>
         <div>
           <dt>Offer</dt>
-          <dd>{d.offer_id ? <code>{d.offer_id}</code> : '—'}</dd>
+          <dd>
+            {d.offer_id ? (
+              <Link href={to.deliveries(workspaceId, { q: d.offer_id })} title="Every delivery of this offer">
+                <code>{d.offer_id}</code>
+              </Link>
+            ) : (
+              '—'
+            )}
+          </dd>
         </div>
         <div>
           <dt>Endpoint</dt>

@@ -10,9 +10,10 @@ import { to } from '../routes';
 import { EndpointForm } from './EndpointForm';
 import { RemoveEndpointDialog, RotateSecretDialog } from './EndpointDialogs';
 
+/** Why an endpoint is paused (SPEC.md "Delivery, retries, pause"), completing "paused …". */
 const PAUSE_REASONS: Record<string, string> = {
-  failures: 'paused after consecutive failed deliveries',
-  manual: 'paused by an operator',
+  failures: 'after 5 deliveries in a row failed finally',
+  manual: 'by an operator',
 };
 
 /** One endpoint: address, events, state, health over 24 hours, and what can be done to it. */
@@ -34,7 +35,9 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
   });
 
   const { stats } = endpoint;
-  const rate = stats.success_rate_24h === null ? 'no attempts' : `${Math.round(stats.success_rate_24h * 1000) / 10}% succeeded`;
+  const attempts = `${stats.attempts_24h} ${stats.attempts_24h === 1 ? 'attempt' : 'attempts'}`;
+  const summary =
+    stats.success_rate_24h === null ? 'No attempts' : `${Math.round(stats.success_rate_24h * 1000) / 10}% succeeded, ${attempts}`;
 
   return (
     <article className="card endpoint" aria-labelledby={headingId}>
@@ -48,7 +51,8 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
           <span>
             <Badge tone="bad">paused</Badge>{' '}
             <span className="hint">
-              {PAUSE_REASONS[endpoint.paused_reason ?? ''] ?? 'paused'} since <Time at={endpoint.paused_at} />
+              {PAUSE_REASONS[endpoint.paused_reason ?? ''] ?? ''}, since <Time at={endpoint.paused_at} />. Events
+              of the pause are never delivered; resume it to receive new ones.
             </span>
           </span>
         )}
@@ -76,7 +80,7 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
           <dt>Last 24 hours</dt>
           <dd className="stats">
             <span>
-              {rate}, {stats.attempts_24h} attempts
+              {summary}
             </span>
             <Sparkline hourly={stats.hourly} />
           </dd>
@@ -109,7 +113,7 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
             <Link href={to.delivery(workspaceId, test.data.delivery_id)}>See its delivery</Link>
           </p>
         ) : null}
-        {resume.isSuccess ? <p>Resumed: waiting deliveries are sent again.</p> : null}
+        {resume.isSuccess ? <p>Resumed: new events are delivered again. Failed deliveries can be resent from its delivery log.</p> : null}
       </div>
       {test.isError || resume.isError ? (
         <p role="alert" className="error">

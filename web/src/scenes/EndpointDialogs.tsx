@@ -19,7 +19,7 @@ export function RotateSecretDialog(props: { workspaceId: string; endpoint: Endpo
   });
   if (rotate.data) {
     return (
-      <Dialog title="New signing secret" onClose={props.onClose}>
+      <Dialog title="New signing secret" onClose={props.onClose} wide>
         <SecretOnce label="Signing secret" value={rotate.data} what="signing secret" />
         <div className="actions">
           <button type="button" className="primary" onClick={props.onClose}>

@@ -53,7 +53,7 @@ export function EndpointForm(props: { workspaceId: string; endpoint?: Endpoint; 
 
   if (save.data) {
     return (
-      <Dialog title="Endpoint added" onClose={props.onClose}>
+      <Dialog title="Endpoint added" onClose={props.onClose} wide>
         <p>
           Verify every webhook to <code>{url.trim()}</code> with this signing secret (Standard Webhooks).
         </p>

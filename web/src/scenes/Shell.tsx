@@ -6,13 +6,17 @@ import { ME_KEY, type Me } from '../api/queries';
 import { sections, to } from '../routes';
 import { MeContext } from '../session';
 
+let lastWorkspaceId: string | undefined;
+
 /** Header (workspace switcher, sections, account, "Sign out") around every signed-in page. */
 export function Shell(props: { me: Me; children: ReactNode }) {
   const { me } = props;
   const [, params] = useRoute<{ workspaceId: string; rest: string }>('/w/:workspaceId/*');
   const [location, navigate] = useLocation();
   const queryClient = useQueryClient();
-  const workspaceId = params?.workspaceId;
+  // Pages outside a workspace (your account) keep the navigation of the one last shown.
+  if (params?.workspaceId) lastWorkspaceId = params.workspaceId;
+  const workspaceId = params?.workspaceId ?? lastWorkspaceId ?? me.workspaces[0]?.id;
   const current = me.workspaces.find((w) => w.id === workspaceId);
 
   const signOut = useMutation({
@@ -26,7 +30,7 @@ export function Shell(props: { me: Me; children: ReactNode }) {
 
   function switchWorkspace(id: string) {
     // The same section in the other workspace (a delivery's page has no twin there).
-    const section = location.split('/')[3] ?? 'endpoints';
+    const section = (location.startsWith('/w/') && location.split('/')[3]) || 'endpoints';
     navigate(`/w/${id}/${section}`);
   }
 

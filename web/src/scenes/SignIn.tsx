@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { Redirect, useLocation, useSearch } from 'wouter';
 import { api, call, errorMessage, ApiError } from '../api/client';
 import { ME_KEY, type Me } from '../api/queries';
 
@@ -47,6 +47,11 @@ export function SignIn() {
 
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
+
+  // Already signed in in this tab (a bookmark, the back button): straight on, unless a link is
+  // being used (it may be another account's).
+  const known = queryClient.getQueryData<Me | null>(ME_KEY);
+  if (known && !sent.current && !window.location.hash.includes('token=')) return <Redirect to={next} replace />;
 
   return (
     <main id="main" className="centered">
