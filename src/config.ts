@@ -20,6 +20,12 @@ export interface Config {
   port: number;
   /** Redis for shared rate limits across API processes; absent means in-memory limits. */
   redisUrl: string | undefined;
+  /** How Redis may fail without holding up a request (docs/reliability.md "A frozen Redis"). */
+  redis: RedisTimeouts;
+  /** How long a slow client may hold a socket (docs/reliability.md "Slow clients"). */
+  http: HttpLimits;
+  /** What /readyz accepts as a live webhook worker in this process. */
+  readiness: ReadinessConfig;
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   /** Express `trust proxy` setting, deciding which address is the client's (per-IP limit). */
@@ -52,6 +58,31 @@ export interface WebhookConfig {
    * attempted again after this. Must exceed the 10-second response timeout.
    */
   leaseSeconds: number;
+}
+
+export interface RedisTimeouts {
+  /** A command without an answer after this fails, and the in-memory limiter decides instead. */
+  commandTimeoutMs: number;
+  /** A connection attempt (TCP connect) that takes longer is abandoned and retried. */
+  connectTimeoutMs: number;
+  /** Reconnect attempts back off up to this pause, and go on for as long as Redis is away. */
+  reconnectMaxDelayMs: number;
+}
+
+export interface HttpLimits {
+  /** All request headers must arrive within this (Node `server.headersTimeout`). */
+  headersTimeoutMs: number;
+  /** The whole request, headers and body, must arrive within this (`server.requestTimeout`). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is kept this long; above a load balancer's idle timeout. */
+  keepAliveTimeoutMs: number;
+  /** Largest request head (request line plus headers) in bytes; larger gets 431. */
+  maxHeaderBytes: number;
+}
+
+export interface ReadinessConfig {
+  /** A worker whose last successful claim round is older than this makes /readyz answer 503. */
+  workerStaleAfterMs: number;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +175,19 @@ export function loadConfig(env: Env = process.env): Config {
     .map((s) => s.trim().toLowerCase().replace(/^\.+/, ''))
     .filter(Boolean);
 
+  const http: HttpLimits = {
+    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
+    maxHeaderBytes: integer(env, 'HTTP_MAX_HEADER_BYTES', 8_192, 1_024, 65_536),
+  };
+  // Node refuses a header deadline later than the whole request's.
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`,
+    );
+  }
+
   return {
     databaseUrl,
     dataDir: resolve(env.OFFERDESK_DATA_DIR || 'data'),
@@ -153,6 +197,15 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
     redisUrl,
+    redis: {
+      commandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 300, 10, 10_000),
+      connectTimeoutMs: integer(env, 'REDIS_CONNECT_TIMEOUT_MS', 1_000, 10, 60_000),
+      reconnectMaxDelayMs: integer(env, 'REDIS_RECONNECT_MAX_DELAY_MS', 2_000, 10, 60_000),
+    },
+    http,
+    readiness: {
+      workerStaleAfterMs: integer(env, 'READY_WORKER_STALE_SECONDS', 60, 1, 86_400) * 1000,
+    },
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 120, 1, 1_000_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 300, 1, 1_000_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),

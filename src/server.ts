@@ -12,7 +12,7 @@ import { openDatabase, type Database } from './db/open.js';
 import { hashApiKey } from './domain/api-key-format.js';
 import { seedDemoWorkspace } from './domain/seed.js';
 import { coerceError, createLogger, type Logger } from './log.js';
-import { startWorker } from './webhooks/worker.js';
+import { startWorker, type RunningWorker } from './webhooks/worker.js';
 
 /**
  * `offerdesk serve`: the API process. Opens (and migrates) the database, seeds the demo workspace
@@ -50,10 +50,6 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-interface Stoppable {
-  stop(): Promise<void>;
-}
-
 export async function runService(options: ServiceOptions): Promise<RunningService> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
@@ -73,13 +69,13 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
   try {
     const demoApiKey = config.demoSeed ? await demoKey(db, config, clock, logger) : undefined;
 
-    const api = await createApp({ sql: db.sql, config, clock, logger });
+    let worker: RunningWorker | undefined;
+    const api = await createApp({ sql: db.sql, config, clock, logger, worker: () => worker });
     started.push(() => api.close());
     const server = await listen(api.app, options.port ?? config.port, config.host);
     const connections = trackConnections(server);
     started.push(() => closeServer(server, connections, 0));
 
-    let worker: Stoppable | undefined;
     if (options.worker) {
       worker = await startWorker({ sql: db.sql, config, clock, logger });
       const running = worker;

@@ -9,6 +9,7 @@ import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
 import { loadCursorCodec } from './cursor.js';
 import { reply } from './errors.js';
 import { createOperations } from './operations.js';
+import { probePostgres, readinessHandler, type WorkerProgress } from './readiness.js';
 import { sendJson } from './respond.js';
 
 export const BASE_PATH = '/api/v1';
@@ -20,11 +21,13 @@ export interface AppDeps {
   logger: Logger;
   /** Injected by tests that need to share or inspect the limiter; otherwise built from config. */
   limits?: RateLimits;
+  /** The webhook worker of this process for /readyz, looked up per request (it starts later). */
+  worker?: () => WorkerProgress | undefined;
 }
 
 /**
- * The HTTP service: /api/v1 routed by openapi-backend, a health check outside it, and 404 for
- * everything else. No CORS middleware anywhere (SPEC.md: "The API sets no CORS headers").
+ * The HTTP service: /api/v1 routed by openapi-backend, liveness (/healthz) and readiness (/readyz)
+ * outside it, and 404 for everything else. No CORS middleware anywhere (SPEC.md: "The API sets no CORS headers").
  */
 export async function createApp(deps: AppDeps): Promise<{ app: express.Express; close(): Promise<void> }> {
   const { sql, config, clock, logger } = deps;
@@ -39,15 +42,15 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
 
+  // The database answers within the probe deadline (src/api/readiness.ts); never waits longer.
   app.get('/healthz', async (_req, res) => {
-    try {
-      await sql`select 1`;
-      sendJson(res, 200, { status: 'ok' });
-    } catch (error) {
-      logger.error({ err: coerceError(error) }, 'health check failed');
-      sendJson(res, 503, { status: 'unavailable' });
-    }
+    const verdict = await probePostgres(sql, logger);
+    sendJson(res, verdict === 'ok' ? 200 : 503, { status: verdict === 'ok' ? 'ok' : 'unavailable' });
   });
+  app.get(
+    '/readyz',
+    readinessHandler({ sql, limits, config: config.readiness, logger, worker: deps.worker ?? (() => undefined) }),
+  );
 
   app.use(BASE_PATH, async (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
