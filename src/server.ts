@@ -1,5 +1,4 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import type { Sql } from './db/connect.js';
 import { openDatabase, type Database } from './db/open.js';
 import { hashApiKey } from './domain/api-key-format.js';
 import { seedDemoWorkspace } from './domain/seed.js';
+import { createHttpServer } from './http-server.js';
 import { coerceError, createLogger, type Logger } from './log.js';
 import { startWorker, type RunningWorker } from './webhooks/worker.js';
 
@@ -72,7 +72,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
     let worker: RunningWorker | undefined;
     const api = await createApp({ sql: db.sql, config, clock, logger, worker: () => worker });
     started.push(() => api.close());
-    const server = await listen(api.app, options.port ?? config.port, config.host);
+    const server = await listen(createHttpServer(api.app, config.http), options.port ?? config.port, config.host);
     const connections = trackConnections(server);
     started.push(() => closeServer(server, connections, 0));
 
@@ -196,11 +196,11 @@ function banner(baseUrl: string, demoApiKey: string | undefined, db: Database, c
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-function listen(app: Express, port: number, host: string): Promise<Server> {
+function listen(server: Server, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
+    server.listen(port, host);
   });
 }
 
