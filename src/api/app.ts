@@ -40,6 +40,9 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   // No ETag and no conditional 304s: every answer is computed fresh (Cache-Control: no-store).
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
+  // The base path and every path under it match exactly: `/API/V1/workspace` is a path that does
+  // not exist (SPEC.md "Methods": 404 for every method), not another spelling of the API.
+  app.set('case sensitive routing', true);
   app.use(requestLog(logger));
 
   // The database answers within the probe deadline (src/api/readiness.ts); never waits longer.
