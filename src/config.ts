@@ -31,7 +31,11 @@ export interface Config {
   /** Express `trust proxy` setting, deciding which address is the client's (per-IP limit). */
   trustProxy: boolean | number | string;
   logLevel: string;
-  /** Seed a demo workspace with offers on the first start of an empty database. */
+  /**
+   * Seed a demo workspace with offers (and print its live key) on the first start of an empty
+   * database. Default: only on the embedded database; with DATABASE_URL (production) only when
+   * OFFERDESK_DEMO_SEED says so.
+   */
   demoSeed: boolean;
   webhooks: WebhookConfig;
 }
@@ -210,7 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 300, 1, 1_000_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
-    demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', true),
+    demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', databaseUrl === undefined),
     webhooks: {
       masterKey,
       devResolve: devResolve(env.OFFERDESK_WEBHOOK_DEV_RESOLVE),

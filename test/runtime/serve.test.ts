@@ -75,7 +75,8 @@ describe('serve on DATABASE_URL', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    serve = await startServe(serveEnv({ DATABASE_URL: db.url, OFFERDESK_DATA_DIR: dataDir.path }));
+    // With DATABASE_URL the demo workspace is seeded only when asked for (test/runtime/demo-seed.test.ts).
+    serve = await startServe(serveEnv({ DATABASE_URL: db.url, OFFERDESK_DATA_DIR: dataDir.path, OFFERDESK_DEMO_SEED: 'true' }));
   }, START_TIMEOUT_MS);
 
   afterAll(async () => {
