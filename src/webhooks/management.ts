@@ -5,7 +5,7 @@ import type { Sql } from '../db/connect.js';
 import { MANAGER_ROLES, requireRole, requireWorkspace } from '../domain/accounts.js';
 import { DomainError, invalidInput, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
-import { checkEndpointAddress, type Resolver } from './address-rules.js';
+import { checkEndpointAddress, MAX_URL_LENGTH, normaliseEndpointUrl, type Resolver } from './address-rules.js';
 import { pingBody } from './body.js';
 import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from './outbox.js';
 import {
@@ -125,13 +125,16 @@ export async function addEndpoint(
   const workspace = await requireWorkspace(sql, input.workspaceId);
   await requireRole(sql, { workspaceId: workspace.id, accountId: input.actorId, roles: MANAGER_ROLES });
   const eventTypes = parseEventTypes(input.events);
-  const url = typeof input.url === 'string' ? input.url.trim() : '';
-  const verdict = await checkEndpointAddress(url, {
+  const typed = typeof input.url === 'string' ? input.url.trim() : '';
+  const verdict = await checkEndpointAddress(typed, {
     config: deps.config,
     customOfferDomains: await readOfferDomains(sql),
     resolver: deps.resolver,
   });
   if (!verdict.ok) throw invalidInput(`endpoint address refused: ${verdict.reason}`);
+  // Stored as the WHATWG serialisation, so one address has one spelling in the log and the list.
+  const url = normaliseEndpointUrl(typed);
+  if (url === null) throw invalidInput(`endpoint address refused: address is longer than ${MAX_URL_LENGTH} characters`);
 
   const secret = generateEndpointSecret();
   const secretSealed = encryptSecret(deps.masterKey, secret);
