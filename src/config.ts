@@ -82,6 +82,8 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Largest request head (request line plus headers) in bytes; larger gets 431. */
   maxHeaderBytes: number;
+  /** An API request not answered after this gets the generic 500, whatever it waits for. */
+  responseDeadlineMs: number;
 }
 
 export interface ReadinessConfig {
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
     keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
     maxHeaderBytes: integer(env, 'HTTP_MAX_HEADER_BYTES', 8_192, 1_024, 65_536),
+    responseDeadlineMs: integer(env, 'HTTP_RESPONSE_DEADLINE_MS', 5_000, 100, 600_000),
   };
   // Node refuses a header deadline later than the whole request's.
   if (http.headersTimeoutMs > http.requestTimeoutMs) {

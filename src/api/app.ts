@@ -55,6 +55,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
     readinessHandler({ sql, limits, config: config.readiness, logger, worker: deps.worker ?? (() => undefined) }),
   );
 
+  app.use(BASE_PATH, responseDeadline(config.http.responseDeadlineMs, logger));
   app.use(BASE_PATH, async (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
@@ -91,8 +92,28 @@ function decodablePath(path: string): string {
     .join('/');
 }
 
+/**
+ * No request waits without bound: one that has no answer after `ms` (a database connection that
+ * never answers, a pool that never frees) gets SPEC.md's 500 `internal_error`, with whatever
+ * RateLimit-* headers it already has. The handler may still finish; its late answer is dropped.
+ */
+function responseDeadline(ms: number, logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const timer = setTimeout(() => {
+      if (res.headersSent) return;
+      logger.error({ requestId: res.locals.requestId, path: req.path, deadlineMs: ms }, 'request passed its deadline');
+      reply.internalError(res);
+    }, ms);
+    res.once('close', () => clearTimeout(timer));
+    res.once('finish', () => clearTimeout(timer));
+    next();
+  };
+}
+
 /** STYLE.md "Errors": logged with its cause, answered with the generic 500 body. */
 function failed(res: Response, logger: Logger, error: unknown): void {
+  // The deadline already answered; this is the late end of the same request.
+  if (res.writableEnded) return;
   logger.error({ err: coerceError(error), requestId: res.locals.requestId }, 'request failed');
   if (res.headersSent) {
     res.destroy();

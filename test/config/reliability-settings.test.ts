@@ -6,7 +6,7 @@ describe('reliability settings (docs/reliability.md)', () => {
   it('defaults fit an API of small requests behind a load balancer', () => {
     const config = loadConfig({});
     expect(config.redis).toEqual({ commandTimeoutMs: 300, connectTimeoutMs: 1_000, reconnectMaxDelayMs: 2_000 });
-    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 65_000, maxHeaderBytes: 8_192 });
+    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 65_000, maxHeaderBytes: 8_192, responseDeadlineMs: 5_000 });
     expect(config.readiness.workerStaleAfterMs).toBe(60_000);
     expect(connectionsCheckingIntervalMs(config.http)).toBe(1_000);
   });
