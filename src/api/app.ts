@@ -27,7 +27,8 @@ export interface AppDeps {
 
 /**
  * The HTTP service: /api/v1 routed by openapi-backend, liveness (/healthz) and readiness (/readyz)
- * outside it, and 404 for everything else. No CORS middleware anywhere (SPEC.md: "The API sets no CORS headers").
+ * outside it, and 404 for everything else. No CORS middleware anywhere (SPEC.md: "The API sets no
+ * CORS headers").
  */
 export async function createApp(deps: AppDeps): Promise<{ app: express.Express; close(): Promise<void> }> {
   const { sql, config, clock, logger } = deps;
