@@ -113,8 +113,11 @@ function responseDeadline(ms: number, logger: Logger) {
 
 /** STYLE.md "Errors": logged with its cause, answered with the generic 500 body. */
 function failed(res: Response, logger: Logger, error: unknown): void {
-  // The deadline already answered; this is the late end of the same request.
-  if (res.writableEnded) return;
+  // Answered already (the deadline, usually): the late end of the same request is only logged.
+  if (res.writableEnded) {
+    logger.warn({ err: coerceError(error), requestId: res.locals.requestId }, 'request failed after its answer was sent');
+    return;
+  }
   logger.error({ err: coerceError(error), requestId: res.locals.requestId }, 'request failed');
   if (res.headersSent) {
     res.destroy();
