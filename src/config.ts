@@ -32,6 +32,12 @@ export interface Config {
   signInAttemptsPerAddress: number;
   /** Redis for shared rate limits across API processes; absent means in-memory limits. */
   redisUrl: string | undefined;
+  /** How Redis may fail without holding up a request (docs/reliability.md "A frozen Redis"). */
+  redis: RedisTimeouts;
+  /** How long a slow client may hold a socket (docs/reliability.md "Slow clients"). */
+  http: HttpLimits;
+  /** What /readyz accepts as a live webhook worker in this process. */
+  readiness: ReadinessConfig;
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   /** Express `trust proxy` setting, deciding which address is the client's (per-IP limit). */
@@ -45,7 +51,11 @@ export interface Config {
   logFormat: 'auto' | 'pretty' | 'json';
   /** Whether LOG_LEVEL was given; unset, a pretty terminal log is quiet (warn). */
   logLevelExplicit: boolean;
-  /** Seed a demo workspace with offers on the first start of an empty database. */
+  /**
+   * Seed a demo workspace with offers (and print its live key) on the first start of an empty
+   * database. Default: only on the embedded database; with DATABASE_URL (production) only when
+   * OFFERDESK_DEMO_SEED says so.
+   */
   demoSeed: boolean;
   webhooks: WebhookConfig;
 }
@@ -87,6 +97,33 @@ export interface WebhookConfig {
    * attempted again after this. Must exceed the 10-second response timeout.
    */
   leaseSeconds: number;
+}
+
+export interface RedisTimeouts {
+  /** A command without an answer after this fails, and the in-memory limiter decides instead. */
+  commandTimeoutMs: number;
+  /** A connection attempt (TCP connect) that takes longer is abandoned and retried. */
+  connectTimeoutMs: number;
+  /** Reconnect attempts back off up to this pause, and go on for as long as Redis is away. */
+  reconnectMaxDelayMs: number;
+}
+
+export interface HttpLimits {
+  /** All request headers must arrive within this (Node `server.headersTimeout`). */
+  headersTimeoutMs: number;
+  /** The whole request, headers and body, must arrive within this (`server.requestTimeout`). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is kept this long; above a load balancer's idle timeout. */
+  keepAliveTimeoutMs: number;
+  /** Largest request head (request line plus headers) in bytes; larger gets 431. */
+  maxHeaderBytes: number;
+  /** An API request not answered after this gets the generic 500, whatever it waits for. */
+  responseDeadlineMs: number;
+}
+
+export interface ReadinessConfig {
+  /** A worker whose last successful claim round is older than this makes /readyz answer 503. */
+  workerStaleAfterMs: number;
 }
 
 export class ConfigError extends Error {
@@ -261,6 +298,20 @@ export function loadConfig(env: Env = process.env): Config {
     .filter(Boolean);
 
   const port = integer(env, 'PORT', 8080, 0, 65535);
+  const http: HttpLimits = {
+    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
+    maxHeaderBytes: integer(env, 'HTTP_MAX_HEADER_BYTES', 8_192, 1_024, 65_536),
+    responseDeadlineMs: integer(env, 'HTTP_RESPONSE_DEADLINE_MS', 5_000, 100, 600_000),
+  };
+  // Node refuses a header deadline later than the whole request's.
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`,
+    );
+  }
+
   return {
     databaseUrl,
     dataDir: env.OFFERDESK_DATA_DIR ? resolve(env.OFFERDESK_DATA_DIR) : DEFAULT_DATA_DIR,
@@ -273,13 +324,22 @@ export function loadConfig(env: Env = process.env): Config {
     signInAttemptsPerEmail: integer(env, 'CONSOLE_SIGN_IN_PER_EMAIL', 10, 1, 1_000_000),
     signInAttemptsPerAddress: integer(env, 'CONSOLE_SIGN_IN_PER_ADDRESS', 50, 1, 1_000_000_000),
     redisUrl,
+    redis: {
+      commandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 300, 10, 10_000),
+      connectTimeoutMs: integer(env, 'REDIS_CONNECT_TIMEOUT_MS', 1_000, 10, 60_000),
+      reconnectMaxDelayMs: integer(env, 'REDIS_RECONNECT_MAX_DELAY_MS', 2_000, 10, 60_000),
+    },
+    http,
+    readiness: {
+      workerStaleAfterMs: integer(env, 'READY_WORKER_STALE_SECONDS', 60, 1, 86_400) * 1000,
+    },
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 120, 1, 1_000_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 300, 1, 1_000_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
     logLevelExplicit: Boolean(env.LOG_LEVEL),
-    demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', true),
+    demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', databaseUrl === undefined),
     webhooks: {
       masterKey,
       previousMasterKeys,

@@ -1,5 +1,4 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -13,8 +12,9 @@ import { hashApiKey } from './domain/api-key-format.js';
 import { DEMO_HISTORY_OFFERS, DEMO_OWNER_EMAIL } from './domain/demo-seed.js';
 import { createSignInLink, signInLinkUrl } from './domain/sign-in-links.js';
 import { seedDemoWorkspace } from './domain/seed.js';
+import { createHttpServer } from './http-server.js';
 import { coerceError, createServiceLogger, type Logger } from './log.js';
-import { loadCheckedMasterKeys, startWorker } from './webhooks/worker.js';
+import { loadCheckedMasterKeys, startWorker, type RunningWorker } from './webhooks/worker.js';
 
 /**
  * `offerdesk serve`: the API process. Opens (and migrates) the database, seeds the demo workspace
@@ -56,10 +56,6 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-interface Stoppable {
-  stop(): Promise<void>;
-}
-
 export async function runService(options: ServiceOptions): Promise<RunningService> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
@@ -85,13 +81,13 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
     // `serve --port N` moves the default public address (http://localhost:<PORT>) along with it.
     const listenPort = options.port ?? config.port;
     const appConfig = listenPort !== 0 ? { ...config, publicUrl: effectivePublicUrl(config, listenPort) } : config;
-    const api = await createApp({ sql: db.sql, config: appConfig, clock, logger });
+    let worker: RunningWorker | undefined;
+    const api = await createApp({ sql: db.sql, config: appConfig, clock, logger, worker: () => worker });
     started.push(() => api.close());
-    const server = await listen(api.app, listenPort, config.host);
+    const server = await listen(createHttpServer(api.app, config.http), listenPort, config.host);
     const connections = trackConnections(server);
     started.push(() => closeServer(server, connections, 0));
 
-    let worker: Stoppable | undefined;
     if (options.worker) {
       worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock, logger, masterKeys });
       const running = worker;
@@ -255,11 +251,11 @@ function consoleBanner(consoleUrl: string, demoSignInUrl: string | undefined): s
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-function listen(app: Express, port: number, host: string): Promise<Server> {
+function listen(server: Server, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
+    server.listen(port, host);
   });
 }
 

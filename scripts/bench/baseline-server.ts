@@ -80,7 +80,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const cursor = token === null ? null : cursors.decode(token);
     const after = cursor?.list === 'offers' ? { createdAt: cursor.createdAt, id: cursor.id } : null;
     const page = await listOffers(sql, { workspaceId: workspaceId!, status, after, limit, now });
-    const next = page.next && cursors.encode({ list: 'offers', status, ...page.next });
+    const next = page.next && cursors.encode({ list: 'offers', workspaceId: workspaceId!, status, ...page.next });
     return send(res, 200, { data: page.offers, next_cursor: next });
   }
   const match = OFFER_PATH.exec(route);
@@ -96,7 +96,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const afterSequence = cursor?.list === 'events' ? cursor.sequence : 0;
   const page = await listOfferEvents(sql, { workspaceId: workspaceId!, offerId, afterSequence, limit });
   if (page.events === null) return notFound(res);
-  const next = page.nextAfterSequence === null ? null : cursors.encode({ list: 'events', offerId, sequence: page.nextAfterSequence });
+  const next = page.nextAfterSequence === null ? null : cursors.encode({ list: 'events', workspaceId: workspaceId!, offerId, sequence: page.nextAfterSequence });
   return send(res, 200, { data: page.events, next_cursor: next });
 }
 

@@ -10,6 +10,7 @@ import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
 import { loadCursorCodec } from './cursor.js';
 import { reply } from './errors.js';
 import { createOperations } from './operations.js';
+import { probePostgres, readinessHandler, type WorkerProgress } from './readiness.js';
 import { sendJson } from './respond.js';
 
 export const BASE_PATH = '/api/v1';
@@ -21,11 +22,14 @@ export interface AppDeps {
   logger: Logger;
   /** Injected by tests that need to share or inspect the limiter; otherwise built from config. */
   limits?: RateLimits;
+  /** The webhook worker of this process for /readyz, looked up per request (it starts later). */
+  worker?: () => WorkerProgress | undefined;
 }
 
 /**
- * The HTTP service: /api/v1 routed by openapi-backend, a health check outside it, and 404 for
- * everything else. No CORS middleware anywhere (SPEC.md: "The API sets no CORS headers").
+ * The HTTP service: /api/v1 routed by openapi-backend, liveness (/healthz) and readiness (/readyz)
+ * outside it, and 404 for everything else. No CORS middleware anywhere (SPEC.md: "The API sets no
+ * CORS headers").
  */
 export async function createApp(deps: AppDeps): Promise<{ app: express.Express; close(): Promise<void> }> {
   const { sql, config, clock, logger } = deps;
@@ -39,18 +43,22 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   // No ETag and no conditional 304s: every answer is computed fresh (Cache-Control: no-store).
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
+  // The base path and every path under it match exactly: `/API/V1/workspace` is a path that does
+  // not exist (SPEC.md "Methods": 404 for every method), not another spelling of the API.
+  app.set('case sensitive routing', true);
   app.use(requestLog(logger));
 
+  // The database answers within the probe deadline (src/api/readiness.ts); never waits longer.
   app.get('/healthz', async (_req, res) => {
-    try {
-      await sql`select 1`;
-      sendJson(res, 200, { status: 'ok' });
-    } catch (error) {
-      logger.error({ err: coerceError(error) }, 'health check failed');
-      sendJson(res, 503, { status: 'unavailable' });
-    }
+    const verdict = await probePostgres(sql, logger);
+    sendJson(res, verdict === 'ok' ? 200 : 503, { status: verdict === 'ok' ? 'ok' : 'unavailable' });
   });
+  app.get(
+    '/readyz',
+    readinessHandler({ sql, limits, config: config.readiness, logger, worker: deps.worker ?? (() => undefined) }),
+  );
 
+  app.use(BASE_PATH, responseDeadline(config.http.responseDeadlineMs, logger));
   app.use(BASE_PATH, async (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
@@ -96,8 +104,31 @@ function decodablePath(path: string): string {
     .join('/');
 }
 
+/**
+ * No request waits without bound: one that has no answer after `ms` (a database connection that
+ * never answers, a pool that never frees) gets SPEC.md's 500 `internal_error`, with whatever
+ * RateLimit-* headers it already has. The handler may still finish; its late answer is dropped.
+ */
+function responseDeadline(ms: number, logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const timer = setTimeout(() => {
+      if (res.headersSent) return;
+      logger.error({ requestId: res.locals.requestId, path: req.path, deadlineMs: ms }, 'request passed its deadline');
+      reply.internalError(res);
+    }, ms);
+    res.once('close', () => clearTimeout(timer));
+    res.once('finish', () => clearTimeout(timer));
+    next();
+  };
+}
+
 /** STYLE.md "Errors": logged with its cause, answered with the generic 500 body. */
 function failed(res: Response, logger: Logger, error: unknown): void {
+  // Answered already (the deadline, usually): the late end of the same request is only logged.
+  if (res.writableEnded) {
+    logger.warn({ err: coerceError(error), requestId: res.locals.requestId }, 'request failed after its answer was sent');
+    return;
+  }
   logger.error({ err: coerceError(error), requestId: res.locals.requestId }, 'request failed');
   if (res.headersSent) {
     res.destroy();

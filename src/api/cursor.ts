@@ -6,13 +6,14 @@ import { OFFER_STATUSES, type OfferStatus } from '../domain/offer-state.js';
  * Opaque, tamper-evident cursors (SPEC.md "Pagination rules" 2: "A cursor is used only with the
  * list it came from and must not be built or edited"). A cursor is base64url(JSON) + "." +
  * a truncated HMAC-SHA256 over it with a key the service keeps in its database, so every API
- * process on one database accepts the others' cursors. The payload names its list: the offers
- * list with its status filter, or the timeline of one offer; a cursor presented to another
- * list is refused like a damaged one.
+ * process on one database accepts the others' cursors. The payload names its list: the workspace
+ * it was read for, and the offers list with its status filter or the timeline of one offer; a
+ * cursor presented to another list, or with another workspace's key, is refused like a damaged
+ * one. (Cursors made before the workspace was part of them do not decode: the walk starts over.)
  */
 export type CursorPayload =
-  | { list: 'offers'; status: OfferStatus | null; createdAt: string; id: string }
-  | { list: 'events'; offerId: string; sequence: number };
+  | { list: 'offers'; workspaceId: string; status: OfferStatus | null; createdAt: string; id: string }
+  | { list: 'events'; workspaceId: string; offerId: string; sequence: number };
 
 const MAC_BYTES = 16;
 const SECRET_NAME = 'cursor_hmac_key';
@@ -27,8 +28,8 @@ export class CursorCodec {
   encode(payload: CursorPayload): string {
     const compact =
       payload.list === 'offers'
-        ? { l: 'o', s: payload.status, c: payload.createdAt, i: payload.id }
-        : { l: 'e', o: payload.offerId, q: payload.sequence };
+        ? { l: 'o', w: payload.workspaceId, s: payload.status, c: payload.createdAt, i: payload.id }
+        : { l: 'e', w: payload.workspaceId, o: payload.offerId, q: payload.sequence };
     const body = Buffer.from(JSON.stringify(compact)).toString('base64url');
     return `${body}.${this.mac(body).toString('base64url')}`;
   }
@@ -57,15 +58,17 @@ const STATUSES: ReadonlySet<string> = new Set(OFFER_STATUSES);
 function fromCompact(value: unknown): CursorPayload | null {
   if (typeof value !== 'object' || value === null) return null;
   const v = value as Record<string, unknown>;
+  if (typeof v.w !== 'string' || !UUID.test(v.w)) return null;
+  const workspaceId = v.w;
   if (v.l === 'o') {
     const statusOk = v.s === null || (typeof v.s === 'string' && STATUSES.has(v.s));
     if (!statusOk || typeof v.c !== 'string' || v.c.length > 64 || typeof v.i !== 'string' || !UUID.test(v.i)) return null;
-    return { list: 'offers', status: v.s as OfferStatus | null, createdAt: v.c, id: v.i };
+    return { list: 'offers', workspaceId, status: v.s as OfferStatus | null, createdAt: v.c, id: v.i };
   }
   if (v.l === 'e') {
     if (typeof v.o !== 'string' || !UUID.test(v.o)) return null;
     if (typeof v.q !== 'number' || !Number.isSafeInteger(v.q) || v.q < 1) return null;
-    return { list: 'events', offerId: v.o, sequence: v.q };
+    return { list: 'events', workspaceId, offerId: v.o, sequence: v.q };
   }
   return null;
 }

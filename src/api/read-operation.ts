@@ -20,6 +20,8 @@ export type QueryValues = Record<string, string | number | undefined>;
 export interface ReadOperation<Q> {
   /** The rest of step 5 after the schema: cursor integrity and scope. `invalid` names the param. */
   readQuery(query: QueryValues, path: Record<string, string>, deps: ReadDeps): Q | { invalid: string };
+  /** The workspace the query's cursor was made for, if it has one; checked once the key is known. */
+  cursorWorkspace?(query: Q): string | null;
   /** Step 7: find the resource of the key's workspace and answer (404 when it is not there). */
   respond(input: { workspaceId: string; now: Date; query: Q; path: Record<string, string> }, res: Response, deps: ReadDeps): Promise<void>;
 }
@@ -43,6 +45,11 @@ export function readHandler<Q>(operation: ReadOperation<Q>, deps: ReadDeps) {
     const now = deps.clock.now();
     const workspaceId = await workspaceOfKey(deps.sql, admission.keyHash, now);
     if (workspaceId === null) return reply.unauthorized(res);
+    // SPEC.md "Pagination rules" 2: a cursor is used only with the list it came from, and one
+    // workspace's list is not another's. Checked after step 6, as only then is the workspace
+    // known, and answered like any other unusable cursor.
+    const cursorWorkspace = operation.cursorWorkspace?.(parsed) ?? null;
+    if (cursorWorkspace !== null && cursorWorkspace !== workspaceId) return reply.invalidParameter(res, 'cursor');
 
     await operation.respond({ workspaceId, now, query: parsed, path }, res, deps);
   };

@@ -14,12 +14,25 @@ export interface ConnectOptions {
 }
 
 /**
+ * Longest pause before reconnecting after a failed connection attempt. postgres.js backs off up to
+ * 20 s, and queries wait for a connection meanwhile: after a short database outage a request
+ * could wait that long for a database that is back. Capped, it waits at most about this long.
+ */
+const RECONNECT_BACKOFF_CAP_SECONDS = 1;
+
+/** postgres.js's own curve (with its jitter), capped. */
+function reconnectBackoff(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, RECONNECT_BACKOFF_CAP_SECONDS);
+}
+
+/**
  * One pool per process. Sessions run in UTC so `::text` casts of timestamps are unambiguous
  * (cursors carry them verbatim).
  */
 export function connect(url: string, options: ConnectOptions = {}): Sql {
   return postgres(url, {
     max: options.max ?? 10,
+    backoff: reconnectBackoff,
     onnotice: () => {},
     debug: options.debug,
     connection: { application_name: options.applicationName ?? 'offerdesk', TimeZone: 'UTC' },

@@ -37,26 +37,42 @@ const MAX_HOSTNAME_LENGTH = 253;
 const MAX_LABEL_LENGTH = 63;
 
 /**
- * Names that never resolve to a public receiver: special-use domains (RFC 6761, RFC 6762
- * appendix G, RFC 8375 home.arpa, RFC 7686 onion) and the whole reverse-DNS tree. Each entry is
- * refused as a name and as a suffix.
+ * Names that never resolve to a public receiver; each is refused as a name and as a suffix.
+ * - IANA "Special-Use Domain Names": localhost, local (RFC 6762, so `cluster.local` too), test,
+ *   example and example.com/.net/.org, invalid (RFC 6761), onion (RFC 7686), alt (RFC 9476),
+ *   home.arpa (RFC 8375) and the whole `arpa` tree (reverse DNS, ipv4only, resolver, service).
+ * - Names ICANN will not delegate: internal (reserved for private use), home, corp and mail
+ *   (name-collision risk).
+ * - The usual private and cluster suffixes: lan, intranet, private, localdomain, svc (Kubernetes
+ *   services, `svc.cluster.local` shortened), cluster (the bare cluster domain), consul.
  */
 export const INTERNAL_NAME_SUFFIXES = [
+  // IANA special-use
   'localhost',
-  'localdomain',
   'local',
-  'internal',
-  'intranet',
-  'private',
-  'corp',
-  'home',
-  'lan',
-  'home.arpa',
-  'arpa',
   'test',
   'example',
+  'example.com',
+  'example.net',
+  'example.org',
   'invalid',
   'onion',
+  'alt',
+  'home.arpa',
+  'arpa',
+  // never delegated
+  'internal',
+  'home',
+  'corp',
+  'mail',
+  // private networks and clusters
+  'lan',
+  'intranet',
+  'private',
+  'localdomain',
+  'svc',
+  'cluster',
+  'consul',
 ];
 
 function refuse(reason: string): AddressVerdict {
@@ -90,6 +106,24 @@ function hostnameProblem(hostname: string): string | null {
 
 /** Added to refusals of loopback, private and internal hosts: the way to receive on a laptop. */
 export const LOCAL_RECEIVER_HINT = 'for a receiver on this machine run "offerdesk listen"';
+
+/**
+ * The form an endpoint address is stored and shown in (WHATWG URL serialisation): scheme and host
+ * lowercase, the host in punycode, no default port, percent-encoding made canonical, and without
+ * the fragment, which is never sent. Null when the address is not a URL or its normal form exceeds
+ * MAX_URL_LENGTH (punycode can lengthen it). Call it on an address checkEndpointAddress accepted.
+ */
+export function normaliseEndpointUrl(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  parsed.hash = '';
+  const normal = parsed.href;
+  return normal.length > MAX_URL_LENGTH ? null : normal;
+}
 
 /**
  * Checks `url` against every rule and, when it passes, returns the normalised host name and the

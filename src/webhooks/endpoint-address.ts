@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import { checkEndpointAddress } from './address-rules.js';
+import { checkEndpointAddress, MAX_URL_LENGTH, normaliseEndpointUrl } from './address-rules.js';
 import type { ManagementDeps } from './management.js';
 import { readOfferDomains } from './sql/readOfferDomains.js';
 
@@ -13,7 +13,9 @@ export class AddressRefused extends DomainError {
 /**
  * The address rules of SPEC.md "Webhook endpoint management" (https, port 443, public name
  * resolving only to public addresses, blocked domains, every workspace's custom offer domain),
- * for adding and for changing an endpoint alike. Returns the trimmed address.
+ * for adding and for changing an endpoint alike. Returns the address in its WHATWG
+ * serialisation (lowercase host, punycode, no default port, no fragment), so one address has one
+ * spelling in the list and the log.
  */
 export async function requireEndpointAddress(deps: ManagementDeps, rawUrl: unknown): Promise<string> {
   const url = typeof rawUrl === 'string' ? rawUrl.trim() : '';
@@ -23,6 +25,8 @@ export async function requireEndpointAddress(deps: ManagementDeps, rawUrl: unkno
     resolver: deps.resolver,
   });
   if (!verdict.ok) throw new AddressRefused(verdict.reason);
-  return url;
+  const normal = normaliseEndpointUrl(url);
+  if (normal === null) throw new AddressRefused(`address is longer than ${MAX_URL_LENGTH} characters`);
+  return normal;
 }
 

@@ -29,7 +29,15 @@ export interface WorkerOptions {
   masterKeys?: MasterKeys;
 }
 
-export interface RunningWorker {
+/** What /readyz (src/api/readiness.ts) needs to know about a worker running in the process. */
+export interface WorkerProgress {
+  /** Date.now() of the last claim round that finished without an error; undefined before the first. */
+  lastRoundAt(): number | undefined;
+  /** When the worker started, so a worker that never finishes a round goes stale too. */
+  readonly startedAt: number;
+}
+
+export interface RunningWorker extends WorkerProgress {
   /** Stops claiming, lets in-flight attempts finish and record their outcome, then resolves. */
   stop(): Promise<void>;
 }
@@ -72,6 +80,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   };
   const engine = createWebhookEngine(deps);
   const inFlight = new Set<Promise<unknown>>();
+  const startedAt = Date.now();
+  // For /readyz: a loop that stops finishing rounds (a hung query, a lost database) goes stale.
+  let lastRoundAt: number | undefined;
   let stopping = false;
   let wake: (() => void) | null = null;
   // A nudge that arrives while a step runs (an outbox commit, slots freed) is kept, so the loop
@@ -142,6 +153,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       nudged = false;
       try {
         moreToFanOut = await step();
+        lastRoundAt = Date.now();
       } catch (thrown) {
         logger.error({ err: coerceError(thrown) }, 'webhook worker step failed');
       }
@@ -164,6 +176,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   })();
 
   return {
+    startedAt,
+    lastRoundAt: () => lastRoundAt,
     async stop() {
       stopping = true;
       nudge();

@@ -5,7 +5,9 @@ import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
-const randomIp = () => `192.0.2.${1 + Math.floor(Math.random() * 254)}`;
+// A different address for every call: two tests drawing the same address shared one window.
+let addresses = 0;
+const randomIp = () => `192.0.2.${1 + (addresses++ % 254)}`;
 const randomKey = () => 'odk_live_' + randomBytes(30).toString('base64url').replace(/[-_]/g, 'a').slice(0, 40);
 
 describe('SPEC.md "API limits" with the default numbers', () => {

@@ -20,6 +20,7 @@ function documentOperations(): { operationId: string; method: string; path: stri
 const openLimits: RateLimits = {
   consumeIp: async () => ({ allowed: true, limit: 300, remaining: 299, resetSeconds: 60 }),
   consumeKey: async () => ({ allowed: true, limit: 120, remaining: 119, resetSeconds: 60 }),
+  probeStore: async () => 'not_configured',
   close: async () => {},
 };
 

@@ -76,9 +76,15 @@ describe('serve on DATABASE_URL', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    // With DATABASE_URL the service refuses to start without a master key (it generates none).
+    // With DATABASE_URL the service refuses to start without a master key (it generates none), and
+    // the demo workspace is seeded only when asked for (test/runtime/demo-seed.test.ts).
     serve = await startServe(
-      serveEnv({ DATABASE_URL: db.url, OFFERDESK_DATA_DIR: dataDir.path, OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64') }),
+      serveEnv({
+        DATABASE_URL: db.url,
+        OFFERDESK_DATA_DIR: dataDir.path,
+        OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
+        OFFERDESK_DEMO_SEED: 'true',
+      }),
     );
   }, START_TIMEOUT_MS);
 

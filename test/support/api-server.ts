@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
+import type { WorkerProgress } from '../../src/webhooks/worker.js';
 import { freshDatabase, type TestDatabase } from './database.js';
 import { CONSOLE_API, startPrismFront } from './prism-proxy.js';
 
@@ -24,13 +25,20 @@ export interface TestApi {
  * default to SPEC.md's unless a test lowers them through the same settings an operator uses.
  */
 export async function startTestApi(
-  options: { env?: Record<string, string>; db?: TestDatabase; clock?: ManualClock; limits?: RateLimits } = {},
+  options: {
+    env?: Record<string, string>;
+    db?: TestDatabase;
+    clock?: ManualClock;
+    limits?: RateLimits;
+    /** The in-process webhook worker /readyz reports on. */
+    worker?: () => WorkerProgress | undefined;
+  } = {},
 ): Promise<TestApi> {
   const db = options.db ?? (await freshDatabase());
   const clock = options.clock ?? new ManualClock('2026-03-01T12:00:00.000Z');
   const config = loadConfig({ ...options.env });
   const logger = createLogger('silent');
-  const { app, close } = await createApp({ sql: db.sql, config, clock, logger, limits: options.limits });
+  const { app, close } = await createApp({ sql: db.sql, config, clock, logger, limits: options.limits, worker: options.worker });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -11,21 +11,23 @@ interface OffersQuery {
   status: OfferStatus | null;
   limit: number;
   after: OfferPosition | null;
+  cursorWorkspace: string | null;
 }
 
 const offersList: ReadOperation<OffersQuery> = {
   readQuery(query, _path, { cursors }) {
     const status = (query.status as OfferStatus | undefined) ?? null;
     const limit = (query.limit as number | undefined) ?? OFFERS_DEFAULT_LIMIT;
-    if (query.cursor === undefined) return { status, limit, after: null };
+    if (query.cursor === undefined) return { status, limit, after: null, cursorWorkspace: null };
     const cursor = cursors.decode(String(query.cursor));
     // SPEC.md "Pagination rules" 4: "The same `status` must be sent on every page of one walk."
     if (!cursor || cursor.list !== 'offers' || cursor.status !== status) return { invalid: 'cursor' };
-    return { status, limit, after: { createdAt: cursor.createdAt, id: cursor.id } };
+    return { status, limit, after: { createdAt: cursor.createdAt, id: cursor.id }, cursorWorkspace: cursor.workspaceId };
   },
+  cursorWorkspace: (query) => query.cursorWorkspace,
   async respond({ workspaceId, now, query }, res, { sql, cursors }) {
-    const page = await listOffers(sql, { workspaceId, now, ...query });
-    const next = page.next && cursors.encode({ list: 'offers', status: query.status, ...page.next });
+    const page = await listOffers(sql, { workspaceId, now, status: query.status, limit: query.limit, after: query.after });
+    const next = page.next && cursors.encode({ list: 'offers', workspaceId, status: query.status, ...page.next });
     sendJson(res, 200, { data: page.offers, next_cursor: next });
   },
 };
