@@ -1,22 +1,22 @@
-import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Config } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { connectRedis, type RedisConnection } from '../redis.js';
 import { ipLimitKey } from '../api/admission/client-ip.js';
 
 /**
  * Sign-in throttling (issue "management console": "Sign-in attempts are limited per account and
  * per client address"). Every attempt counts, before the password is checked, so an unknown
  * email is throttled exactly like a known one and the answer never tells them apart; a
- * successful sign-in clears its email's count. Shared through Redis when REDIS_URL is set, with
- * no offline queue and a short command timeout, so a down or frozen Redis falls back to the
- * per-process memory limiter (rate-limiter-flexible's insurance) instead of hanging sign-in.
+ * successful sign-in clears its email's count. Shared through Redis when REDIS_URL is set, over
+ * the service's one Redis connection setup (src/redis.ts: command and socket timeouts, no offline
+ * queue), so a down or frozen Redis falls back to the per-process memory limiter
+ * (rate-limiter-flexible's insurance) within the command timeout instead of hanging sign-in.
  */
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 // Limits per window: config.signInAttemptsPerEmail (default 10: enough for typos, far too few
 // for guessing) and config.signInAttemptsPerAddress (default 50, IPv6 per /64: an office
 // behind one address).
-const REDIS_COMMAND_TIMEOUT_MS = 300;
 
 export interface SignInThrottle {
   /** Counts one attempt; the seconds to wait when either limit is reached, else null. */
@@ -29,18 +29,14 @@ export interface SignInThrottle {
 }
 
 export function createSignInThrottle(
-  config: Pick<Config, 'redisUrl' | 'signInAttemptsPerEmail' | 'signInAttemptsPerAddress'>,
+  config: Pick<Config, 'redisUrl' | 'signInAttemptsPerEmail' | 'signInAttemptsPerAddress'> & Partial<Pick<Config, 'redis'>>,
   logger: Logger,
 ): SignInThrottle {
-  let redis: Redis | undefined;
+  let connection: RedisConnection | undefined;
   if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, {
-      enableOfflineQueue: false,
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-      maxRetriesPerRequest: 1,
-    });
-    redis.on('error', (error) => logger.warn({ err: error }, 'sign-in throttle store (Redis) unavailable'));
+    connection = connectRedis(config.redisUrl, config.redis ?? loadConfig({}).redis, logger, 'sign-in throttle');
   }
+  const redis = connection?.client;
   const limiter = (keyPrefix: string, points: number): RateLimiterAbstract => {
     const memory = new RateLimiterMemory({ keyPrefix, points, duration: SIGN_IN_WINDOW_SECONDS });
     if (!redis) return memory;
@@ -82,7 +78,7 @@ export function createSignInThrottle(
       return new Promise((resolve) => redis!.once('ready', () => resolve()));
     },
     async close() {
-      if (redis) await redis.quit().catch(() => redis?.disconnect());
+      await connection?.close();
     },
   };
 }
