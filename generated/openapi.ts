@@ -16,36 +16,12 @@ export interface paths {
          * @description Returns the workspace the API key belongs to. Serves as a key check.
          */
         get: operations["getWorkspace"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putWorkspace"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postWorkspace"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteWorkspace"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key.
-         */
-        options: operations["optionsWorkspace"];
-        /**
-         * Get the workspace of the key, headers only
-         * @description Treated exactly like `GET /workspace` (same checks, status and headers) with no body; counts against the rate limits.
-         */
-        head: operations["headWorkspace"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/offers": {
@@ -60,36 +36,12 @@ export interface paths {
          * @description Returns the offers of the key's workspace, ordered by `created_at` descending, then `id` descending. A sent offer whose `expires_at` has passed is reported as `expired`: `status=sent` does not return it, `status=expired` does. Unknown query parameters are ignored; a parameter sent twice uses its first value.
          */
         get: operations["listOffers"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putOffers"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postOffers"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteOffers"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key.
-         */
-        options: operations["optionsOffers"];
-        /**
-         * List offers, headers only
-         * @description Treated exactly like `GET /offers` (same parameters, checks, status and headers) with no body; counts against the rate limits.
-         */
-        head: operations["headOffers"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchOffers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/offers/{id}": {
@@ -110,36 +62,12 @@ export interface paths {
          * @description Returns one offer of the key's workspace. An unknown ID, an ID of another workspace and an ID of the wrong form all give the same 404 (after the key checks: with an invalid key the answer is 401).
          */
         get: operations["getOffer"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putOffer"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postOffer"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteOffer"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key and does not check the ID.
-         */
-        options: operations["optionsOffer"];
-        /**
-         * Get one offer, headers only
-         * @description Treated exactly like `GET /offers/{id}` (same checks, status and headers) with no body; counts against the rate limits.
-         */
-        head: operations["headOffer"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchOffer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/offers/{id}/events": {
@@ -160,36 +88,12 @@ export interface paths {
          * @description Returns the timeline entries of one offer, ordered by `sequence` ascending (oldest first). No filter exists. Unknown query parameters are ignored; a parameter sent twice uses its first value. An unknown, foreign or malformed offer ID gives 404.
          */
         get: operations["listOfferEvents"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putOfferEvents"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postOfferEvents"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteOfferEvents"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key and does not check the ID.
-         */
-        options: operations["optionsOfferEvents"];
-        /**
-         * List the timeline of one offer, headers only
-         * @description Treated exactly like `GET /offers/{id}/events` (same parameters, checks, status and headers) with no body; counts against the rate limits.
-         */
-        head: operations["headOfferEvents"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchOfferEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/openapi.json": {
@@ -204,36 +108,12 @@ export interface paths {
          * @description Returns this OpenAPI 3.1 description as JSON, including the `webhooks` section with the contract of the outgoing webhooks. Needs no key; cacheable for 5 minutes.
          */
         get: operations["getOpenApiDocument"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putOpenApiDocument"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postOpenApiDocument"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteOpenApiDocument"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key.
-         */
-        options: operations["optionsOpenApiDocument"];
-        /**
-         * Get this API description, headers only
-         * @description Treated exactly like `GET /openapi.json` (same status and headers) with no body. Needs no key.
-         */
-        head: operations["headOpenApiDocument"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -1163,30 +1043,6 @@ export interface components {
                 };
             };
         };
-        /** @description `method_not_allowed`: the API is read-only. Needs no key, skips all checks and carries no `RateLimit-*` headers. */
-        MethodNotAllowed: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                Allow: components["headers"]["Allow"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "code": "method_not_allowed",
-                 *         "message": "Method not allowed. This API is read-only."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        code?: "method_not_allowed";
-                    };
-                };
-            };
-        };
         /** @description `rate_limited`: the per-IP limit (300 per minute) or the per-key limit (120 per minute) is reached. `Retry-After` is always present. A 429 from the per-key limit also carries the three `RateLimit-*` headers with `RateLimit-Remaining: 0`; one from the per-IP limit carries none of them. */
         TooManyRequests: {
             headers: {
@@ -1239,79 +1095,6 @@ export interface components {
                     };
                 };
             };
-        };
-        /** @description No body. Lists the allowed methods. Needs no key, skips all checks, carries no `RateLimit-*` headers and no CORS headers. */
-        Options: {
-            headers: {
-                Allow: components["headers"]["Allow"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 400 of the matching GET, without a body. */
-        HeadBadRequest: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 400 of the matching GET (query string longer than 1024 characters), without a body. */
-        HeadQueryStringTooLong: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 401 of the matching GET, without a body. */
-        HeadUnauthorized: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 404 of the matching GET, without a body. */
-        HeadNotFound: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 429 of the matching GET, without a body. */
-        HeadTooManyRequests: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "Retry-After": components["headers"]["RetryAfter"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemainingExhausted"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 500 of the matching GET, without a body. */
-        HeadInternalError: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
         };
         /** @description Delivery acknowledged: any `2xx` within 10 seconds; the body is ignored. Any non-`2xx` status (including `3xx`; redirects are not followed), no reply within 10 seconds, or a connection or TLS error is a failed attempt. 8 attempts in total, paused 1 minute, 5 minutes, 30 minutes, 2 hours, 5 hours, 8 hours and 8 hours before attempts 2 to 8. After the 8th failed attempt the delivery is failed and can be resent from the delivery log up to 5 times (same `webhook-id` and body). After 5 deliveries in a row failed finally, the endpoint is paused and its open deliveries are cancelled. Unknown event types must also be answered with `2xx`. */
         WebhookReceived: {
@@ -1401,8 +1184,6 @@ export interface components {
         RetryAfter: number;
         /** @description Authentication scheme the API expects. */
         WWWAuthenticate: "Bearer";
-        /** @description Methods the path supports. */
-        Allow: "GET, HEAD, OPTIONS";
     };
     pathItems: never;
 }
@@ -1434,92 +1215,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    putWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The workspace exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["HeadQueryStringTooLong"];
-            401: components["responses"]["HeadUnauthorized"];
-            429: components["responses"]["HeadTooManyRequests"];
-            500: components["responses"]["HeadInternalError"];
-        };
-    };
-    patchWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
         };
     };
     listOffers: {
@@ -1566,108 +1261,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    putOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headOffers: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Returns only offers with this status. A sent offer whose `expires_at` has passed counts as `expired`, not `sent`. Send the same `status` on every page of one walk. An unknown value gives 400 with `param` `status`. Sent twice, the first value is used.
-                 * @example sent
-                 */
-                status?: components["parameters"]["StatusFilter"];
-                /**
-                 * @description Page size, 1 to 100, default 25. Digits only, at most four digits; anything else (a sign, spaces, a decimal point, an empty value, a value outside 1 to 100) gives 400 with `param` `limit`; values are never clamped. Sent twice, the first value is used.
-                 * @example 25
-                 */
-                limit?: components["parameters"]["OffersLimit"];
-                /**
-                 * @description Opaque `next_cursor` of the previous page of the same list, passed unchanged; never build or edit one. A cursor that cannot be read, an empty cursor and one longer than 512 characters give 400 with `param` `cursor`. Sent twice, the first value is used.
-                 * @example eyJjIjoiMjAyNi0wMi0yNlQxNDowMjo0MS41MTdaIiwiaSI6IjliMmU0ZjcxLTVjM2EtNGQ4ZS1iNmYwLTJhN2MxZTlkNGI1NiJ9
-                 */
-                cursor?: components["parameters"]["Cursor"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["HeadBadRequest"];
-            401: components["responses"]["HeadUnauthorized"];
-            429: components["responses"]["HeadTooManyRequests"];
-            500: components["responses"]["HeadInternalError"];
-        };
-    };
-    patchOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
     getOffer: {
         parameters: {
             query?: never;
@@ -1701,129 +1294,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    putOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The offer exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["HeadQueryStringTooLong"];
-            401: components["responses"]["HeadUnauthorized"];
-            404: components["responses"]["HeadNotFound"];
-            429: components["responses"]["HeadTooManyRequests"];
-            500: components["responses"]["HeadInternalError"];
-        };
-    };
-    patchOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
         };
     };
     listOfferEvents: {
@@ -1872,140 +1342,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    putOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headOfferEvents: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Page size, 1 to 200, default 50. Digits only, at most four digits; anything else (a sign, spaces, a decimal point, an empty value, a value outside 1 to 200) gives 400 with `param` `limit`; values are never clamped. Sent twice, the first value is used.
-                 * @example 50
-                 */
-                limit?: components["parameters"]["EventsLimit"];
-                /**
-                 * @description Opaque `next_cursor` of the previous page of the same list, passed unchanged; never build or edit one. A cursor that cannot be read, an empty cursor and one longer than 512 characters give 400 with `param` `cursor`. Sent twice, the first value is used.
-                 * @example eyJjIjoiMjAyNi0wMi0yNlQxNDowMjo0MS41MTdaIiwiaSI6IjliMmU0ZjcxLTVjM2EtNGQ4ZS1iNmYwLTJhN2MxZTlkNGI1NiJ9
-                 */
-                cursor?: components["parameters"]["Cursor"];
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["HeadBadRequest"];
-            401: components["responses"]["HeadUnauthorized"];
-            404: components["responses"]["HeadNotFound"];
-            429: components["responses"]["HeadTooManyRequests"];
-            500: components["responses"]["HeadInternalError"];
-        };
-    };
-    patchOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -2025,85 +1361,6 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-        };
-    };
-    putOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The document exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlPublic"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    patchOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
         };
     };
     offerSentWebhook: {

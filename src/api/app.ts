@@ -52,7 +52,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.use(BASE_PATH, async (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
-    res.locals.apiRequest = { method: req.method.toLowerCase(), path: decodablePath(req.path), query: {}, headers: req.headers };
+    res.locals.apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers };
     try {
       await api.handleRequest(res.locals.apiRequest, req, res);
     } catch (error) {
@@ -64,6 +64,15 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => failed(res, logger, error));
 
   return { app, close: () => limits.close() };
+}
+
+/**
+ * SPEC.md "Methods": "HEAD | Treated exactly like GET (same checks, status, headers) with no body".
+ * openapi.yaml describes HEAD in prose, not as operations, so a HEAD request is routed, checked
+ * and answered as the path's GET; Node drops the body of a HEAD response and keeps its headers.
+ */
+function routedMethod(method: string): string {
+  return method === 'HEAD' ? 'get' : method.toLowerCase();
 }
 
 /**

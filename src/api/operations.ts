@@ -12,7 +12,7 @@ import type { ReadDeps } from './read-operation.js';
 import { documentHandlers } from './resources/document.js';
 import { offerEventHandlers } from './resources/offer-events.js';
 import { offerHandlers } from './resources/offers.js';
-import { fallbackHandlers, protocolHandlers } from './resources/protocol.js';
+import { fallbackHandlers } from './resources/protocol.js';
 import { workspaceHandlers } from './resources/workspace.js';
 
 /**
@@ -58,7 +58,6 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
     ...offerHandlers(deps),
     ...offerEventHandlers(deps),
     ...documentHandlers,
-    ...protocolHandlers(operations),
   };
   api.register({
     ...handlers,

@@ -8,7 +8,4 @@ function getOpenApiDocument(_c: Context, _req: Request, res: Response): void {
   sendRawJson(res, 200, loadOpenApiDocument().json, 'public, max-age=300');
 }
 
-export const documentHandlers = {
-  getOpenApiDocument,
-  headOpenApiDocument: getOpenApiDocument,
-};
+export const documentHandlers = { getOpenApiDocument };

@@ -32,5 +32,5 @@ const timeline: ReadOperation<EventsQuery> = {
 
 export function offerEventHandlers(deps: ReadDeps) {
   const handler = readHandler(timeline, deps);
-  return { listOfferEvents: handler, headOfferEvents: handler };
+  return { listOfferEvents: handler };
 }

@@ -43,5 +43,5 @@ const oneOffer: ReadOperation<null> = {
 export function offerHandlers(deps: ReadDeps) {
   const list = readHandler(offersList, deps);
   const one = readHandler(oneOffer, deps);
-  return { listOffers: list, headOffers: list, getOffer: one, headOffer: one };
+  return { listOffers: list, getOffer: one };
 }

@@ -14,6 +14,5 @@ const workspace: ReadOperation<null> = {
 };
 
 export function workspaceHandlers(deps: ReadDeps) {
-  const handler = readHandler(workspace, deps);
-  return { getWorkspace: handler, headWorkspace: handler };
+  return { getWorkspace: readHandler(workspace, deps) };
 }
