@@ -18,6 +18,14 @@ export interface Config {
   shutdownTimeoutMs: number;
   host: string;
   port: number;
+  /**
+   * Public base address of the server, scheme://host[:port] without a path (OFFERDESK_PUBLIC_URL),
+   * e.g. behind a proxy; default `http://localhost:<port>`. The `servers` entry of the served
+   * OpenAPI document uses it when it was set, and otherwise the address the document was
+   * requested at (publicUrlSet), so a client generated from a running instance works against it.
+   */
+  publicUrl: string;
+  publicUrlSet: boolean;
   /** Redis for shared rate limits across API processes; absent means in-memory limits. */
   redisUrl: string | undefined;
   rateLimitPerKey: number;
@@ -108,6 +116,20 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   return raw;
 }
 
+/** scheme://host[:port], nothing else; one trailing slash is forgiven. */
+function publicUrl(raw: string): string {
+  const what = `OFFERDESK_PUBLIC_URL must be the server's public base address, scheme://host[:port] without a path (e.g. https://api.example.com), got "${raw}"`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(what);
+  }
+  const plain = !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash;
+  if (!/^https?:$/.test(url.protocol) || !plain || !/^https?:\/\/[^/?#]+\/?$/.test(raw)) throw new ConfigError(what);
+  return url.origin;
+}
+
 /** "hooks.test=127.0.0.1:8443,other.test=127.0.0.1:9443" */
 function devResolve(raw: string | undefined): Map<string, { address: string; port: number }> {
   const map = new Map<string, { address: string; port: number }>();
@@ -144,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     .map((s) => s.trim().toLowerCase().replace(/^\.+/, ''))
     .filter(Boolean);
 
+  const port = integer(env, 'PORT', 8080, 0, 65535);
   return {
     databaseUrl,
     dataDir: resolve(env.OFFERDESK_DATA_DIR || 'data'),
@@ -151,7 +174,9 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     host: env.HOST || '127.0.0.1',
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port,
+    publicUrl: env.OFFERDESK_PUBLIC_URL ? publicUrl(env.OFFERDESK_PUBLIC_URL) : `http://localhost:${port}`,
+    publicUrlSet: Boolean(env.OFFERDESK_PUBLIC_URL),
     redisUrl,
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 120, 1, 1_000_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 300, 1, 1_000_000_000),

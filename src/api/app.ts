@@ -30,7 +30,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   const { sql, config, clock, logger } = deps;
   const limits = deps.limits ?? createRateLimits(config, logger);
   const cursors = await loadCursorCodec(sql);
-  const { api } = createOperations({ sql, clock, cursors, limits, logger });
+  const publicUrl = config.publicUrlSet ? config.publicUrl : undefined;
+  const { api } = createOperations({ sql, clock, cursors, limits, logger, publicUrl });
 
   const app = express();
   app.disable('x-powered-by');

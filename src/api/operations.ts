@@ -26,7 +26,7 @@ import { workspaceHandlers } from './resources/workspace.js';
  * keywords are enforced, without type coercion: query values stay strings except `limit`,
  * which admission/query.ts turns into a number only when it is one to four digits.
  */
-export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: Logger }) {
+export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: Logger; publicUrl?: string }) {
   const api = new OpenAPIBackend({
     definition: structuredClone(loadOpenApiDocument().document) as unknown as Document,
     apiRoot: '/',
@@ -57,7 +57,7 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
     ...workspaceHandlers(deps),
     ...offerHandlers(deps),
     ...offerEventHandlers(deps),
-    ...documentHandlers,
+    ...documentHandlers({ publicUrl: deps.publicUrl }),
   };
   api.register({
     ...handlers,

@@ -29,7 +29,7 @@ const breaking: { name: string; kind: BreakingKind; edit: (doc: Doc) => void }[]
   { name: 'a removed media type', kind: 'media-type-removed', edit: (d) => { d.paths['/workspace'].get.responses['200'].content = { 'application/xml': d.paths['/workspace'].get.responses['200'].content['application/json'] }; } },
   { name: 'a removed response field', kind: 'field-removed', edit: (d) => delete schemas(d).Offer.properties.title },
   { name: 'a removed field of a nested object', kind: 'field-removed', edit: (d) => delete schemas(d).Money.properties.currency },
-  { name: 'a removed field of a webhook body', kind: 'field-removed', edit: (d) => delete schemas(d).WebhookEventBase.properties.api_version },
+  { name: 'a removed field of a webhook body', kind: 'field-removed', edit: (d) => delete schemas(d).OfferSentWebhookEvent.properties.api_version },
   { name: 'a response field no longer always present', kind: 'field-no-longer-required', edit: (d) => (schemas(d).Offer.required = schemas(d).Offer.required.filter((f: string) => f !== 'expired_at')) },
   { name: 'a removed enum value', kind: 'enum-value-removed', edit: (d) => (schemas(d).OfferStatus.enum = ['draft', 'sent', 'accepted', 'declined', 'expired']) },
   { name: 'a changed const', kind: 'enum-value-removed', edit: (d) => (d.components.headers.CacheControlNoStore.schema.const = 'no-cache') },
@@ -57,7 +57,7 @@ const additions: { name: string; edit: (doc: Doc) => void }[] = [
   { name: 'a new enum value', edit: (d) => schemas(d).OfferStatus.enum.push('archived') },
   { name: 'a new optional query parameter', edit: (d) => d.paths['/offers'].get.parameters.push({ name: 'q', in: 'query', schema: { type: 'string' } }) },
   { name: 'a new response', edit: (d) => (d.paths['/workspace'].get.responses['503'] = { description: 'maintenance' }) },
-  { name: 'a new response header', edit: (d) => (d.paths['/workspace'].get.responses['200'].headers['X-Request-Id'] = { schema: { type: 'string' } }) },
+  { name: 'a new response header', edit: (d) => (d.paths['/workspace'].get.responses['200'].headers['X-Trace-Id'] = { schema: { type: 'string' } }) },
   { name: 'a query parameter range widened', edit: (d) => (params(d).EventsLimit.schema.maximum = 500) },
   { name: 'changed descriptions and examples', edit: (d) => { schemas(d).Offer.description = 'An offer.'; schemas(d).Offer.examples = []; } },
 ];
