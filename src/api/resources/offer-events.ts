@@ -1,3 +1,4 @@
+import type { SuccessBody } from '../../contract.js';
 import { listOfferEvents } from '../../read-model/offers.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
@@ -26,7 +27,7 @@ const timeline: ReadOperation<EventsQuery> = {
     if (!page || page.events === null) return reply.notFound(res);
     const next =
       page.nextAfterSequence === null ? null : cursors.encode({ list: 'events', offerId: offerId!, sequence: page.nextAfterSequence });
-    sendJson(res, 200, { data: page.events, next_cursor: next });
+    sendJson(res, 200, { data: page.events, next_cursor: next } satisfies SuccessBody<'listOfferEvents'>);
   },
 };
 
