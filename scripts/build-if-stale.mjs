@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start` runs the compiled CLI; this rebuilds it first when any TypeScript source, the
-// generated types or a tsconfig is newer than the build (or there is no build yet).
+// generated types, a tsconfig or openapi.yaml (the API reference, /docs) is newer than the build
+// (or there is no build yet).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,7 +19,7 @@ function newestMtime(path) {
   return newest;
 }
 
-const sources = ['src', 'generated', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const sources = ['src', 'generated', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'openapi.yaml', 'scripts/build-docs.mjs'];
 const newestSource = Math.max(...sources.map((s) => newestMtime(join(root, s))));
 const built = existsSync(builtEntry) ? statSync(builtEntry).mtimeMs : 0;
 

@@ -18,4 +18,6 @@ function findProjectRoot(): string {
 
 export const projectRoot = findProjectRoot();
 export const openapiPath = join(projectRoot, 'openapi.yaml');
+/** The API reference page that `npm run docs` renders from openapi.yaml (served at /docs). */
+export const docsDir = join(projectRoot, 'dist', 'docs');
 export const migrationsDir = join(projectRoot, 'src', 'db', 'migrations');

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { coerceError, type Logger } from '../log.js';
+import { docsDir } from '../paths.js';
 import { rawQuery } from './admission/query.js';
 import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
 import { loadCursorCodec } from './cursor.js';
@@ -49,6 +52,12 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
       sendJson(res, 503, { status: 'unavailable' });
     }
   });
+
+  // The API reference rendered from openapi.yaml at build time (`npm run docs`): one static page
+  // and the script it needs, nothing from another host; no key, like GET /openapi.json.
+  // `/docs` redirects to `/docs/` so the page's relative script address resolves.
+  if (!existsSync(join(docsDir, 'index.html'))) logger.warn({ docsDir }, 'no API reference to serve at /docs: run npm run docs');
+  app.use('/docs', express.static(docsDir, { redirect: true, index: 'index.html', maxAge: '5m' }));
 
   app.use(BASE_PATH, async (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
