@@ -6,6 +6,7 @@
  *   CONTRACT_BASE_URL   http://127.0.0.1:PORT/api/v1
  *   CONTRACT_API_KEY    a valid key of the seeded workspace
  *   CONTRACT_OFFER_ID   one offer of that workspace (for targeted runs)
+ *   CONTRACT_SEED_OFFERS how many offers the workspace holds
  *
  * Database: with DATABASE_URL, a new database is created on that server (and dropped after);
  * without it, the service's own embedded PostgreSQL runs in a temporary data directory.
@@ -32,8 +33,11 @@ import { seedOffers } from '../../src/domain/seed.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const REPORTS = join(ROOT, 'contract-tests', 'reports');
-/** Offers in the fixture: enough for every status and timeline type, and several pages of 25. */
-const SEED_OFFERS = 400;
+/**
+ * Offers in the fixture: enough for every status and timeline type, and several pages of 25.
+ * CONTRACT_SEED_OFFERS overrides it (the generated-clients gate walks 600).
+ */
+const SEED_OFFERS = Number(process.env.CONTRACT_SEED_OFFERS || 400);
 const SEED_RANDOM_SEED = 4242;
 /** "Lifted" limits for the fuzzers: the largest values config.ts accepts. */
 const LIFTED_RATE_LIMIT = '1000000000';
@@ -203,7 +207,7 @@ async function main(): Promise<number> {
   const child = spawn(program!, args, {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, CONTRACT_BASE_URL: baseUrl, CONTRACT_API_KEY: fixture.apiKey, CONTRACT_OFFER_ID: fixture.offerId },
+    env: { ...process.env, CONTRACT_BASE_URL: baseUrl, CONTRACT_API_KEY: fixture.apiKey, CONTRACT_OFFER_ID: fixture.offerId, CONTRACT_SEED_OFFERS: String(SEED_OFFERS) },
   });
   return new Promise<number>((resolve) => {
     child.once('error', (error) => {
