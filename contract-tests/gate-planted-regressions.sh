@@ -6,6 +6,8 @@
 #   ref-into-properties     a $ref into another schema's properties: the generator-shape check, and
 #                           the generated-clients gate (orval's client does not compile)
 #   integer-without-format  the generator-shape check (no generator fails on it: they guess int32)
+#   status-the-code-does-not-follow  a new offer status: in a copy of src/ with generated/
+#                           regenerated from the planted document, `tsc` fails (src/contract.ts)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p contract-tests/reports
@@ -30,7 +32,7 @@ expect_failure() {
   echo "detected $name: '$reason' ($output)"
 }
 
-for plant in fake-405-operation ref-into-properties integer-without-format; do
+for plant in fake-405-operation ref-into-properties integer-without-format status-the-code-does-not-follow; do
   npx --no-install tsx contract-tests/lib/plant.ts "$plant" "$scratch/$plant.json"
 done
 
@@ -45,3 +47,14 @@ expect_failure clients-fake-405 "operation-success-response" \
 expect_failure clients-ref-into-properties "Cannot find name" \
   bash contract-tests/gate-clients.sh --document "$scratch/ref-into-properties.json"
 rm -rf contract-tests/clients/generated
+
+# The code follows the document: regenerate generated/ from the planted document beside a copy of
+# src/ and type-check that copy.
+code="$scratch/code"
+mkdir -p "$code/generated"
+cp -r src tsconfig.json package.json "$code/"
+cp "$scratch/status-the-code-does-not-follow.json" "$code/openapi.yaml"
+ln -s "$PWD/node_modules" "$code/node_modules"
+(cd "$code" && npx --no-install openapi-typescript openapi.yaml -o generated/openapi.ts > generate.log 2>&1) || { cat "$code/generate.log"; exit 1; }
+expect_failure typecheck-status-the-code-does-not-follow 'missing: "archived"' \
+  npx --no-install tsc -p "$code/tsconfig.json" --noEmit
