@@ -11,13 +11,16 @@
 #     verifies with the reference `standardwebhooks` library.
 #   test/webhooks/transport/signing.test.ts: our signer reproduces the official Standard
 #     Webhooks test vector.
+#   test/contract/signature-vector.test.ts: the test vector openapi.yaml publishes in its
+#     `Webhooks` tag is reproduced and verified by `standardwebhooks` and by our signer.
 # Then the planted defect: with the test-only fault OFFERDESK_FAULT=drop-offer-title the same
 # end-to-end test must FAIL because the bodies lack the required `title`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p contract-tests/reports
 
-npx --no-install vitest run test/webhooks/engine/end-to-end.test.ts test/webhooks/transport/signing.test.ts
+npx --no-install vitest run test/webhooks/engine/end-to-end.test.ts test/webhooks/transport/signing.test.ts \
+  test/contract/signature-vector.test.ts
 
 echo "-- planted defect: webhook bodies without the required title must fail the gate"
 output=contract-tests/reports/webhooks-planted-defect.txt

@@ -16,36 +16,12 @@ export interface paths {
          * @description Returns the workspace the API key belongs to. Serves as a key check.
          */
         get: operations["getWorkspace"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putWorkspace"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postWorkspace"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteWorkspace"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key.
-         */
-        options: operations["optionsWorkspace"];
-        /**
-         * Get the workspace of the key, headers only
-         * @description Treated exactly like `GET /workspace` (same checks, status and headers) with no body; counts against the rate limits.
-         */
-        head: operations["headWorkspace"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/offers": {
@@ -60,36 +36,12 @@ export interface paths {
          * @description Returns the offers of the key's workspace, ordered by `created_at` descending, then `id` descending. A sent offer whose `expires_at` has passed is reported as `expired`: `status=sent` does not return it, `status=expired` does. Unknown query parameters are ignored; a parameter sent twice uses its first value.
          */
         get: operations["listOffers"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putOffers"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postOffers"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteOffers"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key.
-         */
-        options: operations["optionsOffers"];
-        /**
-         * List offers, headers only
-         * @description Treated exactly like `GET /offers` (same parameters, checks, status and headers) with no body; counts against the rate limits.
-         */
-        head: operations["headOffers"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchOffers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/offers/{id}": {
@@ -110,36 +62,12 @@ export interface paths {
          * @description Returns one offer of the key's workspace. An unknown ID, an ID of another workspace and an ID of the wrong form all give the same 404 (after the key checks: with an invalid key the answer is 401).
          */
         get: operations["getOffer"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putOffer"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postOffer"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteOffer"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key and does not check the ID.
-         */
-        options: operations["optionsOffer"];
-        /**
-         * Get one offer, headers only
-         * @description Treated exactly like `GET /offers/{id}` (same checks, status and headers) with no body; counts against the rate limits.
-         */
-        head: operations["headOffer"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchOffer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/offers/{id}/events": {
@@ -160,36 +88,12 @@ export interface paths {
          * @description Returns the timeline entries of one offer, ordered by `sequence` ascending (oldest first). No filter exists. Unknown query parameters are ignored; a parameter sent twice uses its first value. An unknown, foreign or malformed offer ID gives 404.
          */
         get: operations["listOfferEvents"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putOfferEvents"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postOfferEvents"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteOfferEvents"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key and does not check the ID.
-         */
-        options: operations["optionsOfferEvents"];
-        /**
-         * List the timeline of one offer, headers only
-         * @description Treated exactly like `GET /offers/{id}/events` (same parameters, checks, status and headers) with no body; counts against the rate limits.
-         */
-        head: operations["headOfferEvents"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchOfferEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/openapi.json": {
@@ -204,36 +108,12 @@ export interface paths {
          * @description Returns this OpenAPI 3.1 description as JSON, including the `webhooks` section with the contract of the outgoing webhooks. Needs no key; cacheable for 5 minutes.
          */
         get: operations["getOpenApiDocument"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        put: operations["putOpenApiDocument"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        post: operations["postOpenApiDocument"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        delete: operations["deleteOpenApiDocument"];
-        /**
-         * List the allowed methods
-         * @description Always 204 with `Allow`; needs no key.
-         */
-        options: operations["optionsOpenApiDocument"];
-        /**
-         * Get this API description, headers only
-         * @description Treated exactly like `GET /openapi.json` (same status and headers) with no body. Needs no key.
-         */
-        head: operations["headOpenApiDocument"];
-        /**
-         * Not allowed (read-only API)
-         * @description Always 405: the API is read-only.
-         */
-        patch: operations["patchOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -530,7 +410,10 @@ export interface components {
          *     }
          */
         Money: {
-            /** @description Amount in the smallest currency unit (for EUR, cents). */
+            /**
+             * Format: int64
+             * @description Amount in the smallest currency unit (for EUR, cents).
+             */
             amount: number;
             /** @description ISO 4217 currency code. */
             currency: string;
@@ -584,7 +467,10 @@ export interface components {
             accepted_at: components["schemas"]["NullableTimestamp"];
             /** @description Time of expiry; set only while `status` is `expired`, otherwise `null`. */
             expired_at: components["schemas"]["NullableTimestamp"];
-            /** @description Number of the version last sent, counting from 1; `null` for a draft. */
+            /**
+             * Format: int32
+             * @description Number of the version last sent, counting from 1; `null` for a draft.
+             */
             version: number | null;
             recipient: components["schemas"]["Recipient"];
             /** @description Person who accepted; `null` until accepted. */
@@ -602,10 +488,53 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description Type of a timeline entry. Known types: `created`, `edited`, `sent`, `viewed`, `section_viewed`, `calculator_used`, `summary_viewed`, `code_requested`, `code_failed`, `code_verified`, `signed` (one signer of a multi-signer offer signed, not the last), `accepted`, `declined`, `expired`, `withdrawn`. New types may appear; ignore unknown ones.
+         * @description Type of a timeline entry: one of the known types (`KnownOfferEventType`) or, since new types may appear under v1, any other non-empty string. Ignore types you do not know.
          * @example section_viewed
          */
-        OfferEventType: string;
+        OfferEventType: components["schemas"]["KnownOfferEventType"] | string;
+        /**
+         * @description The timeline types known to this version of the document. `signed`: one signer of a multi-signer offer signed, not the last. Recipients cannot decline an offer in the product today, so `declined` does not occur yet.
+         * @enum {string}
+         */
+        KnownOfferEventType: "created" | "edited" | "sent" | "viewed" | "section_viewed" | "calculator_used" | "summary_viewed" | "code_requested" | "code_failed" | "code_verified" | "signed" | "accepted" | "declined" | "expired" | "withdrawn";
+        /**
+         * Format: int32
+         * @description Stable position in the timeline of its offer, from 1.
+         */
+        EventSequence: number;
+        /**
+         * Format: int32
+         * @description Offer version the event refers to, if any.
+         */
+        EventVersion: number | null;
+        /** @description Address the offer was sent to (`sent`). */
+        EventRecipientEmail: string;
+        /** @description ID of the offer section that was viewed (`section_viewed`). */
+        EventSectionId: string;
+        /**
+         * Format: int64
+         * @description How long the section was viewed, in milliseconds (`section_viewed`).
+         */
+        EventDurationMs: number;
+        /** @description Email address of the signer (`code_requested`, `code_failed`, `code_verified`, `accepted`, `signed`). */
+        EventSignerEmail: string;
+        /** @description Role name the sender gave this signer, e.g. "Managing director" (`signed`). */
+        EventSignerRole: string;
+        /**
+         * Format: int32
+         * @description Position of this signature among the offer's signatures (`signed`).
+         */
+        EventSigningOrder: number;
+        /**
+         * Format: int32
+         * @description Number of signers of the offer (`signed`).
+         */
+        EventSignerTotal: number;
+        /**
+         * Format: date-time
+         * @description The passed deadline truncated to whole seconds (`expired`). It may differ in milliseconds from the offer's `expires_at`; do not use the two as matching keys.
+         */
+        EventExpiresAt: string;
         /**
          * @description Type-dependent details; may be empty and every field is optional. Known fields by type: `sent`: `recipient_email`; `section_viewed`: `section_id`, `duration_ms`; `expired`: `expires_at`; `code_requested`, `code_failed`, `code_verified`, `accepted`: `signer_email`; `signed`: `signer_email`, `signer_role`, `signing_order`, `signer_total`; all other types: none.
          * @example {
@@ -614,25 +543,14 @@ export interface components {
          *     }
          */
         OfferEventData: {
-            /** @description Address the offer was sent to (`sent`). */
-            recipient_email?: string;
-            /** @description ID of the offer section that was viewed (`section_viewed`). */
-            section_id?: string;
-            /** @description How long the section was viewed, in milliseconds (`section_viewed`). */
-            duration_ms?: number;
-            /** @description Email address of the signer (`code_requested`, `code_failed`, `code_verified`, `accepted`, `signed`). */
-            signer_email?: string;
-            /** @description Role name the sender gave this signer, e.g. "Managing director" (`signed`). */
-            signer_role?: string;
-            /** @description Position of this signature among the offer's signatures (`signed`). */
-            signing_order?: number;
-            /** @description Number of signers of the offer (`signed`). */
-            signer_total?: number;
-            /**
-             * Format: date-time
-             * @description The passed deadline truncated to whole seconds (`expired`). It may differ in milliseconds from the offer's `expires_at`; do not use the two as matching keys.
-             */
-            expires_at?: string;
+            recipient_email?: components["schemas"]["EventRecipientEmail"];
+            section_id?: components["schemas"]["EventSectionId"];
+            duration_ms?: components["schemas"]["EventDurationMs"];
+            signer_email?: components["schemas"]["EventSignerEmail"];
+            signer_role?: components["schemas"]["EventSignerRole"];
+            signing_order?: components["schemas"]["EventSigningOrder"];
+            signer_total?: components["schemas"]["EventSignerTotal"];
+            expires_at?: components["schemas"]["EventExpiresAt"];
         };
         /**
          * @description A timeline entry of an offer.
@@ -647,13 +565,11 @@ export interface components {
          *     }
          */
         OfferEvent: {
-            /** @description Stable position in the timeline of its offer, from 1. */
-            sequence: number;
+            sequence: components["schemas"]["EventSequence"];
             type: components["schemas"]["OfferEventType"];
             /** @description When it happened. */
             occurred_at: components["schemas"]["Timestamp"];
-            /** @description Offer version the event refers to, if any. */
-            version: number | null;
+            version: components["schemas"]["EventVersion"];
             data: components["schemas"]["OfferEventData"];
         };
         OfferEventList: {
@@ -661,6 +577,18 @@ export interface components {
             data: components["schemas"]["OfferEvent"][];
             /** @description Opaque cursor of the next page; `null` on the last page. */
             next_cursor: string | null;
+        };
+        /**
+         * @description Machine-readable error code (SPEC.md "Errors"; a closed list).
+         * @enum {string}
+         */
+        ErrorCode: "unauthorized" | "not_found" | "invalid_request" | "method_not_allowed" | "rate_limited" | "internal_error";
+        ErrorDetail: {
+            code: components["schemas"]["ErrorCode"];
+            /** @description Human-readable English text; may change; must not be parsed. */
+            message: string;
+            /** @description Rejected query parameter (`status`, `limit` or `cursor`); present only on `invalid_request` errors about one parameter. */
+            param?: string;
         };
         /**
          * @description The body of every error answer.
@@ -673,39 +601,35 @@ export interface components {
          *     }
          */
         Error: {
-            error: {
-                /**
-                 * @description Machine-readable error code.
-                 * @enum {string}
-                 */
-                code: "unauthorized" | "not_found" | "invalid_request" | "method_not_allowed" | "rate_limited" | "internal_error";
-                /** @description Human-readable English text; may change; must not be parsed. */
-                message: string;
-                /** @description Rejected query parameter (`status`, `limit` or `cursor`); present only on `invalid_request` errors about one parameter. */
-                param?: string;
-            };
-        };
-        /** @description Envelope shared by every webhook body. The body is at most 64 KiB. New fields and new event types may appear; ignore unknown fields and answer unknown types with `2xx`. Delivery order is not guaranteed (recover it from `data.event.sequence` or `created_at`) and delivery can repeat (recognise duplicates by `id` / `webhook-id`). */
-        WebhookEventBase: {
-            /**
-             * Format: uuid
-             * @description Event ID; equals the `webhook-id` header; use it to drop duplicates.
-             */
-            id: string;
-            /** @description Webhook event type. */
-            type: string;
-            /** @description When the event happened. */
-            created_at: components["schemas"]["Timestamp"];
-            /**
-             * @description Always `v1`.
-             * @constant
-             */
-            api_version: "v1";
-            /** @description For `ping` an empty object, otherwise `{ offer, event }`. */
-            data: Record<string, never>;
+            error: components["schemas"]["ErrorDetail"];
         };
         /**
-         * @description Body of `offer.sent`.
+         * Format: uuid
+         * @description Event ID; equals the `webhook-id` header; use it to drop duplicates.
+         */
+        WebhookEventId: string;
+        /**
+         * @description Always `v1`.
+         * @enum {string}
+         */
+        ApiVersion: "v1";
+        /** @description The timeline entry of type `sent`; its `data` holds `recipient_email`. */
+        SentOfferEvent: {
+            sequence: components["schemas"]["EventSequence"];
+            /** @enum {string} */
+            type: "sent";
+            /** @description When it happened. */
+            occurred_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["EventVersion"];
+            data: components["schemas"]["OfferEventData"];
+        };
+        OfferSentWebhookData: {
+            /** @description The offer as read when the webhook was prepared; it may already show a later change. */
+            offer: components["schemas"]["Offer"];
+            event: components["schemas"]["SentOfferEvent"];
+        };
+        /**
+         * @description Body of `offer.sent`, self-standing. The body is at most 64 KiB. New fields may appear; ignore unknown fields. Delivery order is not guaranteed (recover it from `data.event.sequence` or `created_at`) and delivery can repeat (recognise duplicates by `id` / `webhook-id`).
          * @example {
          *       "id": "2efc3fd0-e97f-4dcb-addb-6c167ad0ecd9",
          *       "type": "offer.sent",
@@ -746,24 +670,32 @@ export interface components {
          *       }
          *     }
          */
-        OfferSentWebhookEvent: components["schemas"]["WebhookEventBase"] & {
-            /** @constant */
+        OfferSentWebhookEvent: {
+            id: components["schemas"]["WebhookEventId"];
+            /** @enum {string} */
             type: "offer.sent";
-            data: {
-                /** @description The offer as read when the webhook was prepared; it may already show a later change. */
-                offer: components["schemas"]["Offer"];
-                /** @description The timeline entry of type `sent`. */
-                event: components["schemas"]["OfferEvent"] & {
-                    /** @constant */
-                    type: "sent";
-                    data?: {
-                        recipient_email?: components["schemas"]["OfferEventData"]["recipient_email"];
-                    };
-                };
-            };
+            /** @description When the event happened. */
+            created_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
+            data: components["schemas"]["OfferSentWebhookData"];
+        };
+        /** @description The timeline entry of type `viewed`; its `data` has no fields. */
+        ViewedOfferEvent: {
+            sequence: components["schemas"]["EventSequence"];
+            /** @enum {string} */
+            type: "viewed";
+            /** @description When it happened. */
+            occurred_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["EventVersion"];
+            data: components["schemas"]["OfferEventData"];
+        };
+        OfferFirstViewedWebhookData: {
+            /** @description The offer as read when the webhook was prepared; it may already show a later change. */
+            offer: components["schemas"]["Offer"];
+            event: components["schemas"]["ViewedOfferEvent"];
         };
         /**
-         * @description Body of `offer.first_viewed`.
+         * @description Body of `offer.first_viewed`, self-standing. The body is at most 64 KiB. New fields may appear; ignore unknown fields. Delivery order is not guaranteed (recover it from `data.event.sequence` or `created_at`) and delivery can repeat (recognise duplicates by `id` / `webhook-id`).
          * @example {
          *       "id": "89c46621-104c-45bf-85f2-701b770e4203",
          *       "type": "offer.first_viewed",
@@ -802,21 +734,32 @@ export interface components {
          *       }
          *     }
          */
-        OfferFirstViewedWebhookEvent: components["schemas"]["WebhookEventBase"] & {
-            /** @constant */
+        OfferFirstViewedWebhookEvent: {
+            id: components["schemas"]["WebhookEventId"];
+            /** @enum {string} */
             type: "offer.first_viewed";
-            data: {
-                /** @description The offer as read when the webhook was prepared; it may already show a later change. */
-                offer: components["schemas"]["Offer"];
-                /** @description The timeline entry of type `viewed`; its `data` has no fields. */
-                event: components["schemas"]["OfferEvent"] & {
-                    /** @constant */
-                    type: "viewed";
-                };
-            };
+            /** @description When the event happened. */
+            created_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
+            data: components["schemas"]["OfferFirstViewedWebhookData"];
+        };
+        /** @description The timeline entry of type `signed`; its `data` holds `signer_email`, `signer_role`, `signing_order` and `signer_total`. */
+        SignedOfferEvent: {
+            sequence: components["schemas"]["EventSequence"];
+            /** @enum {string} */
+            type: "signed";
+            /** @description When it happened. */
+            occurred_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["EventVersion"];
+            data: components["schemas"]["OfferEventData"];
+        };
+        OfferSignedWebhookData: {
+            /** @description The offer as read when the webhook was prepared; it may already show a later change. */
+            offer: components["schemas"]["Offer"];
+            event: components["schemas"]["SignedOfferEvent"];
         };
         /**
-         * @description Body of `offer.signed`.
+         * @description Body of `offer.signed`, self-standing. The body is at most 64 KiB. New fields may appear; ignore unknown fields. Delivery order is not guaranteed (recover it from `data.event.sequence` or `created_at`) and delivery can repeat (recognise duplicates by `id` / `webhook-id`).
          * @example {
          *       "id": "124c9c13-1ded-4b2a-b92e-dc9119f5b9c2",
          *       "type": "offer.signed",
@@ -860,27 +803,32 @@ export interface components {
          *       }
          *     }
          */
-        OfferSignedWebhookEvent: components["schemas"]["WebhookEventBase"] & {
-            /** @constant */
+        OfferSignedWebhookEvent: {
+            id: components["schemas"]["WebhookEventId"];
+            /** @enum {string} */
             type: "offer.signed";
-            data: {
-                /** @description The offer as read when the webhook was prepared; it may already show a later change. */
-                offer: components["schemas"]["Offer"];
-                /** @description The timeline entry of type `signed`. */
-                event: components["schemas"]["OfferEvent"] & {
-                    /** @constant */
-                    type: "signed";
-                    data?: {
-                        signer_email?: components["schemas"]["OfferEventData"]["signer_email"];
-                        signer_role?: components["schemas"]["OfferEventData"]["signer_role"];
-                        signing_order?: components["schemas"]["OfferEventData"]["signing_order"];
-                        signer_total?: components["schemas"]["OfferEventData"]["signer_total"];
-                    };
-                };
-            };
+            /** @description When the event happened. */
+            created_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
+            data: components["schemas"]["OfferSignedWebhookData"];
+        };
+        /** @description The timeline entry of type `accepted`; its `data` holds `signer_email`. */
+        AcceptedOfferEvent: {
+            sequence: components["schemas"]["EventSequence"];
+            /** @enum {string} */
+            type: "accepted";
+            /** @description When it happened. */
+            occurred_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["EventVersion"];
+            data: components["schemas"]["OfferEventData"];
+        };
+        OfferAcceptedWebhookData: {
+            /** @description The offer as read when the webhook was prepared; it may already show a later change. */
+            offer: components["schemas"]["Offer"];
+            event: components["schemas"]["AcceptedOfferEvent"];
         };
         /**
-         * @description Body of `offer.accepted`.
+         * @description Body of `offer.accepted`, self-standing. The body is at most 64 KiB. New fields may appear; ignore unknown fields. Delivery order is not guaranteed (recover it from `data.event.sequence` or `created_at`) and delivery can repeat (recognise duplicates by `id` / `webhook-id`).
          * @example {
          *       "id": "549f8d45-666f-4518-abdb-09fbb560d266",
          *       "type": "offer.accepted",
@@ -924,24 +872,32 @@ export interface components {
          *       }
          *     }
          */
-        OfferAcceptedWebhookEvent: components["schemas"]["WebhookEventBase"] & {
-            /** @constant */
+        OfferAcceptedWebhookEvent: {
+            id: components["schemas"]["WebhookEventId"];
+            /** @enum {string} */
             type: "offer.accepted";
-            data: {
-                /** @description The offer as read when the webhook was prepared; it may already show a later change. */
-                offer: components["schemas"]["Offer"];
-                /** @description The timeline entry of type `accepted`. */
-                event: components["schemas"]["OfferEvent"] & {
-                    /** @constant */
-                    type: "accepted";
-                    data?: {
-                        signer_email?: components["schemas"]["OfferEventData"]["signer_email"];
-                    };
-                };
-            };
+            /** @description When the event happened. */
+            created_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
+            data: components["schemas"]["OfferAcceptedWebhookData"];
+        };
+        /** @description The timeline entry of type `withdrawn`; its `data` has no fields. */
+        WithdrawnOfferEvent: {
+            sequence: components["schemas"]["EventSequence"];
+            /** @enum {string} */
+            type: "withdrawn";
+            /** @description When it happened. */
+            occurred_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["EventVersion"];
+            data: components["schemas"]["OfferEventData"];
+        };
+        OfferWithdrawnWebhookData: {
+            /** @description The offer as read when the webhook was prepared; it may already show a later change. */
+            offer: components["schemas"]["Offer"];
+            event: components["schemas"]["WithdrawnOfferEvent"];
         };
         /**
-         * @description Body of `offer.withdrawn`.
+         * @description Body of `offer.withdrawn`, self-standing. The body is at most 64 KiB. New fields may appear; ignore unknown fields. Delivery order is not guaranteed (recover it from `data.event.sequence` or `created_at`) and delivery can repeat (recognise duplicates by `id` / `webhook-id`).
          * @example {
          *       "id": "6c7255d3-943b-4f50-9178-23c4196ee8c1",
          *       "type": "offer.withdrawn",
@@ -980,21 +936,32 @@ export interface components {
          *       }
          *     }
          */
-        OfferWithdrawnWebhookEvent: components["schemas"]["WebhookEventBase"] & {
-            /** @constant */
+        OfferWithdrawnWebhookEvent: {
+            id: components["schemas"]["WebhookEventId"];
+            /** @enum {string} */
             type: "offer.withdrawn";
-            data: {
-                /** @description The offer as read when the webhook was prepared; it may already show a later change. */
-                offer: components["schemas"]["Offer"];
-                /** @description The timeline entry of type `withdrawn`; its `data` has no fields. */
-                event: components["schemas"]["OfferEvent"] & {
-                    /** @constant */
-                    type: "withdrawn";
-                };
-            };
+            /** @description When the event happened. */
+            created_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
+            data: components["schemas"]["OfferWithdrawnWebhookData"];
+        };
+        /** @description The timeline entry of type `expired`; its `data.expires_at` is the passed deadline truncated to whole seconds. */
+        ExpiredOfferEvent: {
+            sequence: components["schemas"]["EventSequence"];
+            /** @enum {string} */
+            type: "expired";
+            /** @description When it happened. */
+            occurred_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["EventVersion"];
+            data: components["schemas"]["OfferEventData"];
+        };
+        OfferExpiredWebhookData: {
+            /** @description The offer as read when the webhook was prepared; it may already show a later change. */
+            offer: components["schemas"]["Offer"];
+            event: components["schemas"]["ExpiredOfferEvent"];
         };
         /**
-         * @description Body of `offer.expired`.
+         * @description Body of `offer.expired`, self-standing. The body is at most 64 KiB. New fields may appear; ignore unknown fields. Delivery order is not guaranteed (recover it from `data.event.sequence` or `created_at`) and delivery can repeat (recognise duplicates by `id` / `webhook-id`).
          * @example {
          *       "id": "91039011-5fb7-4042-ab53-f6f444f3ea85",
          *       "type": "offer.expired",
@@ -1035,24 +1002,17 @@ export interface components {
          *       }
          *     }
          */
-        OfferExpiredWebhookEvent: components["schemas"]["WebhookEventBase"] & {
-            /** @constant */
+        OfferExpiredWebhookEvent: {
+            id: components["schemas"]["WebhookEventId"];
+            /** @enum {string} */
             type: "offer.expired";
-            data: {
-                /** @description The offer as read when the webhook was prepared; it may already show a later change. */
-                offer: components["schemas"]["Offer"];
-                /** @description The timeline entry of type `expired`. */
-                event: components["schemas"]["OfferEvent"] & {
-                    /** @constant */
-                    type: "expired";
-                    data?: {
-                        expires_at?: components["schemas"]["OfferEventData"]["expires_at"];
-                    };
-                };
-            };
+            /** @description When the event happened. */
+            created_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
+            data: components["schemas"]["OfferExpiredWebhookData"];
         };
         /**
-         * @description Body of `ping`, the test event.
+         * @description Body of `ping`, self-standing. The body is at most 64 KiB. New fields may appear; ignore unknown fields. Delivery order is not guaranteed (recover it from `data.event.sequence` or `created_at`) and delivery can repeat (recognise duplicates by `id` / `webhook-id`).
          * @example {
          *       "id": "afa34b70-6d79-48b2-8e09-442618a93a52",
          *       "type": "ping",
@@ -1061,9 +1021,13 @@ export interface components {
          *       "data": {}
          *     }
          */
-        PingWebhookEvent: components["schemas"]["WebhookEventBase"] & {
-            /** @constant */
+        PingWebhookEvent: {
+            id: components["schemas"]["WebhookEventId"];
+            /** @enum {string} */
             type: "ping";
+            /** @description When the test was requested. */
+            created_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
             /** @description Always an empty object. */
             data: Record<string, never>;
         };
@@ -1073,24 +1037,21 @@ export interface components {
         BadRequest: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        code?: "invalid_request";
-                    };
-                };
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description `invalid_request`: the query string is longer than 1024 characters including `?`. This operation has no query parameters (unknown ones are ignored), so this is its only 400. Carries no `RateLimit-*` headers. */
         QueryStringTooLong: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1102,18 +1063,14 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        code?: "invalid_request";
-                    };
-                };
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description `unauthorized`, identical body in every case: the `Authorization` header is missing, uses another scheme or is longer than 256 characters, or the key has the wrong form, is unknown, revoked or expired. `RateLimit-*` headers are present only when the key had a valid form (it was then looked up and counted). */
         Unauthorized: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -1129,18 +1086,14 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        code?: "unauthorized";
-                    };
-                };
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description `not_found`, identical body in every case: the offer ID is unknown, belongs to another workspace or has the wrong form. Checked after the key, so an invalid key gets 401 instead. */
         NotFound: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1155,42 +1108,14 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        code?: "not_found";
-                    };
-                };
-            };
-        };
-        /** @description `method_not_allowed`: the API is read-only. Needs no key, skips all checks and carries no `RateLimit-*` headers. */
-        MethodNotAllowed: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                Allow: components["headers"]["Allow"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "code": "method_not_allowed",
-                 *         "message": "Method not allowed. This API is read-only."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        code?: "method_not_allowed";
-                    };
-                };
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description `rate_limited`: the per-IP limit (300 per minute) or the per-key limit (120 per minute) is reached. `Retry-After` is always present. A 429 from the per-key limit also carries the three `RateLimit-*` headers with `RateLimit-Remaining: 0`; one from the per-IP limit carries none of them. */
         TooManyRequests: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemainingExhausted"];
@@ -1206,18 +1131,14 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        code?: "rate_limited";
-                    };
-                };
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description `internal_error`: a failure on the service side; the body holds no details. Carries the per-key `RateLimit-*` headers. */
         InternalError: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1232,86 +1153,8 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        code?: "internal_error";
-                    };
-                };
+                "application/json": components["schemas"]["Error"];
             };
-        };
-        /** @description No body. Lists the allowed methods. Needs no key, skips all checks, carries no `RateLimit-*` headers and no CORS headers. */
-        Options: {
-            headers: {
-                Allow: components["headers"]["Allow"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 400 of the matching GET, without a body. */
-        HeadBadRequest: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 400 of the matching GET (query string longer than 1024 characters), without a body. */
-        HeadQueryStringTooLong: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 401 of the matching GET, without a body. */
-        HeadUnauthorized: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 404 of the matching GET, without a body. */
-        HeadNotFound: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 429 of the matching GET, without a body. */
-        HeadTooManyRequests: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "Retry-After": components["headers"]["RetryAfter"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemainingExhausted"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description Same as the 500 of the matching GET, without a body. */
-        HeadInternalError: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControlNoStore"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content?: never;
         };
         /** @description Delivery acknowledged: any `2xx` within 10 seconds; the body is ignored. Any non-`2xx` status (including `3xx`; redirects are not followed), no reply within 10 seconds, or a connection or TLS error is a failed attempt. 8 attempts in total, paused 1 minute, 5 minutes, 30 minutes, 2 hours, 5 hours, 8 hours and 8 hours before attempts 2 to 8. After the 8th failed attempt the delivery is failed and can be resent from the delivery log up to 5 times (same `webhook-id` and body). After 5 deliveries in a row failed finally, the endpoint is paused and its open deliveries are cancelled. Unknown event types must also be answered with `2xx`. */
         WebhookReceived: {
@@ -1370,6 +1213,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description A new UUID for every answer (errors included), also written to the service's request log line: quote it when you report a problem with a request.
+         * @example 7d2f0a4e-3b1c-4f7e-9a5d-2c8b6e1f0a93
+         */
+        XRequestId: string;
         /** @description Every JSON answer of the API forbids caching. */
         CacheControlNoStore: "no-store";
         /** @description The API description may be cached for 5 minutes. */
@@ -1401,8 +1249,6 @@ export interface components {
         RetryAfter: number;
         /** @description Authentication scheme the API expects. */
         WWWAuthenticate: "Bearer";
-        /** @description Methods the path supports. */
-        Allow: "GET, HEAD, OPTIONS";
     };
     pathItems: never;
 }
@@ -1421,6 +1267,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1434,92 +1281,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    putWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The workspace exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["HeadQueryStringTooLong"];
-            401: components["responses"]["HeadUnauthorized"];
-            429: components["responses"]["HeadTooManyRequests"];
-            500: components["responses"]["HeadInternalError"];
-        };
-    };
-    patchWorkspace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
         };
     };
     listOffers: {
@@ -1551,6 +1312,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1564,108 +1326,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    putOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headOffers: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Returns only offers with this status. A sent offer whose `expires_at` has passed counts as `expired`, not `sent`. Send the same `status` on every page of one walk. An unknown value gives 400 with `param` `status`. Sent twice, the first value is used.
-                 * @example sent
-                 */
-                status?: components["parameters"]["StatusFilter"];
-                /**
-                 * @description Page size, 1 to 100, default 25. Digits only, at most four digits; anything else (a sign, spaces, a decimal point, an empty value, a value outside 1 to 100) gives 400 with `param` `limit`; values are never clamped. Sent twice, the first value is used.
-                 * @example 25
-                 */
-                limit?: components["parameters"]["OffersLimit"];
-                /**
-                 * @description Opaque `next_cursor` of the previous page of the same list, passed unchanged; never build or edit one. A cursor that cannot be read, an empty cursor and one longer than 512 characters give 400 with `param` `cursor`. Sent twice, the first value is used.
-                 * @example eyJjIjoiMjAyNi0wMi0yNlQxNDowMjo0MS41MTdaIiwiaSI6IjliMmU0ZjcxLTVjM2EtNGQ4ZS1iNmYwLTJhN2MxZTlkNGI1NiJ9
-                 */
-                cursor?: components["parameters"]["Cursor"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["HeadBadRequest"];
-            401: components["responses"]["HeadUnauthorized"];
-            429: components["responses"]["HeadTooManyRequests"];
-            500: components["responses"]["HeadInternalError"];
-        };
-    };
-    patchOffers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getOffer: {
@@ -1687,6 +1347,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1701,129 +1362,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    putOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The offer exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["HeadQueryStringTooLong"];
-            401: components["responses"]["HeadUnauthorized"];
-            404: components["responses"]["HeadNotFound"];
-            429: components["responses"]["HeadTooManyRequests"];
-            500: components["responses"]["HeadInternalError"];
-        };
-    };
-    patchOffer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
         };
     };
     listOfferEvents: {
@@ -1856,6 +1394,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1872,140 +1411,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    putOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headOfferEvents: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Page size, 1 to 200, default 50. Digits only, at most four digits; anything else (a sign, spaces, a decimal point, an empty value, a value outside 1 to 200) gives 400 with `param` `limit`; values are never clamped. Sent twice, the first value is used.
-                 * @example 50
-                 */
-                limit?: components["parameters"]["EventsLimit"];
-                /**
-                 * @description Opaque `next_cursor` of the previous page of the same list, passed unchanged; never build or edit one. A cursor that cannot be read, an empty cursor and one longer than 512 characters give 400 with `param` `cursor`. Sent twice, the first value is used.
-                 * @example eyJjIjoiMjAyNi0wMi0yNlQxNDowMjo0MS41MTdaIiwiaSI6IjliMmU0ZjcxLTVjM2EtNGQ4ZS1iNmYwLTJhN2MxZTlkNGI1NiJ9
-                 */
-                cursor?: components["parameters"]["Cursor"];
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["HeadBadRequest"];
-            401: components["responses"]["HeadUnauthorized"];
-            404: components["responses"]["HeadNotFound"];
-            429: components["responses"]["HeadTooManyRequests"];
-            500: components["responses"]["HeadInternalError"];
-        };
-    };
-    patchOfferEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description UUID of an offer of the key's workspace. An unknown ID, the ID of an offer of another workspace and an ID that is not a UUID all give 404 `not_found` (not 400).
-                 * @example 9b2e4f71-5c3a-4d8e-b6f0-2a7c1e9d4b56
-                 */
-                id: components["parameters"]["OfferId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -2019,91 +1424,13 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlPublic"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
             };
-        };
-    };
-    putOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    postOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    deleteOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
-        };
-    };
-    optionsOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    headOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The document exists; no body. */
-            200: {
-                headers: {
-                    "Cache-Control": components["headers"]["CacheControlPublic"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    patchOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            405: components["responses"]["MethodNotAllowed"];
         };
     };
     offerSentWebhook: {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm start` runs the compiled CLI and serves the built console; this rebuilds both first when
-// any TypeScript source, the console's sources (web/), the generated types or a tsconfig is newer
-// than the build (or there is no build yet).
+// `npm start` runs the compiled CLI and serves the built console and API reference; this rebuilds
+// them first when any TypeScript source, the console's sources (web/), the generated types, a
+// tsconfig or openapi.yaml (the API reference, /docs) is newer than the build (or there is no
+// build yet).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,7 +20,7 @@ function newestMtime(path) {
   return newest;
 }
 
-const sources = ['src', 'generated', 'web', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const sources = ['src', 'generated', 'web', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'openapi.yaml', 'scripts/build-docs.mjs'];
 const newestSource = Math.max(...sources.map((s) => newestMtime(join(root, s))));
 const built = Math.min(...builtEntries.map((entry) => (existsSync(entry) ? statSync(entry).mtimeMs : 0)));
 

@@ -30,6 +30,12 @@ export interface Config {
   signInAttemptsPerEmail: number;
   /** Console sign-in attempts per client address in 15 minutes (CONSOLE_SIGN_IN_PER_ADDRESS). */
   signInAttemptsPerAddress: number;
+  /**
+   * Whether OFFERDESK_PUBLIC_URL was set. The `servers` entry of the served OpenAPI document names
+   * publicUrl only then, and otherwise the address the document was requested at, so a client
+   * generated from a running instance works against it.
+   */
+  publicUrlSet: boolean;
   /** Redis for shared rate limits across API processes; absent means in-memory limits. */
   redisUrl: string | undefined;
   /** How Redis may fail without holding up a request (docs/reliability.md "A frozen Redis"). */
@@ -323,6 +329,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: publicUrl(env.OFFERDESK_PUBLIC_URL, port),
     signInAttemptsPerEmail: integer(env, 'CONSOLE_SIGN_IN_PER_EMAIL', 10, 1, 1_000_000),
     signInAttemptsPerAddress: integer(env, 'CONSOLE_SIGN_IN_PER_ADDRESS', 50, 1, 1_000_000_000),
+    publicUrlSet: Boolean(env.OFFERDESK_PUBLIC_URL),
     redisUrl,
     redis: {
       commandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 300, 10, 10_000),

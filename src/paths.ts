@@ -18,6 +18,8 @@ function findProjectRoot(): string {
 
 export const projectRoot = findProjectRoot();
 export const openapiPath = join(projectRoot, 'openapi.yaml');
+/** The API reference page that `npm run docs` renders from openapi.yaml (served at /docs). */
+export const docsDir = join(projectRoot, 'dist', 'docs');
 export const migrationsDir = join(projectRoot, 'src', 'db', 'migrations');
 export const consoleApiPath = join(projectRoot, 'console-api.yaml');
 /** The built single-page console (Vite output; `npm run build`). */

@@ -69,7 +69,9 @@ export function breakingChanges(oldDoc: Json, newDoc: Json): BreakingChange[] {
         if (!(method in oldItem)) continue;
         const where = `${method.toUpperCase()} ${label}`;
         if (!(method in newItem)) {
-          report('operation-removed', where, `operation ${where} was removed`);
+          if (!impliedByThePath(method, asObject(oldItem[method]), newItem)) {
+            report('operation-removed', where, `operation ${where} was removed`);
+          }
           continue;
         }
         compareOperation(docs, where, section === 'paths' ? 'request' : 'read', { item: oldItem, op: asObject(oldItem[method]) }, { item: newItem, op: asObject(newItem[method]) }, report);
@@ -77,6 +79,18 @@ export function breakingChanges(oldDoc: Json, newDoc: Json): BreakingChange[] {
     }
   }
   return found;
+}
+
+/**
+ * An operation whose removal takes nothing from a client (openapi.yaml "## Methods"): one that
+ * could only fail (no 2xx answer: its 405 is behaviour of the path, described in prose), an
+ * OPTIONS, and a HEAD while the path keeps its GET (RFC 9110: HEAD is GET without content).
+ * The behaviour itself stays tested over HTTP (test/api/methods-and-headers.test.ts).
+ */
+function impliedByThePath(method: string, oldOp: Json, newItem: Json): boolean {
+  if (method === 'options') return true;
+  if (method === 'head' && 'get' in newItem) return true;
+  return !Object.keys(asObject(oldOp.responses)).some((status) => /^2/.test(status));
 }
 
 type Report = (kind: BreakingKind, where: string, detail: string) => void;

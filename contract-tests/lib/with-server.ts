@@ -10,6 +10,7 @@
  *   CONTRACT_WORKSPACE_ID   that workspace (the console API's {workspaceId})
  *   CONTRACT_ENDPOINT_ID    a webhook endpoint of it (the console API's {endpointId}; its host is
  *                           mapped to a closed local port, and the server runs no worker)
+ *   CONTRACT_SEED_OFFERS how many offers the workspace holds
  *
  * Database: with DATABASE_URL, a new database is created on that server (and dropped after);
  * without it, the service's own embedded PostgreSQL runs in a temporary data directory.
@@ -38,8 +39,11 @@ import { seedOffers } from '../../src/domain/seed.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const REPORTS = join(ROOT, 'contract-tests', 'reports');
-/** Offers in the fixture: enough for every status and timeline type, and several pages of 25. */
-const SEED_OFFERS = 400;
+/**
+ * Offers in the fixture: enough for every status and timeline type, and several pages of 25.
+ * CONTRACT_SEED_OFFERS overrides it (the generated-clients gate walks 600).
+ */
+const SEED_OFFERS = Number(process.env.CONTRACT_SEED_OFFERS || 400);
 const SEED_RANDOM_SEED = 4242;
 /** "Lifted" limits for the fuzzers: the largest values config.ts accepts. */
 const LIFTED_RATE_LIMIT = '1000000000';
@@ -238,6 +242,7 @@ async function main(): Promise<number> {
       CONTRACT_CONSOLE_PASSWORD: CONSOLE_PASSWORD,
       CONTRACT_WORKSPACE_ID: fixture.workspaceId,
       CONTRACT_ENDPOINT_ID: fixture.endpointId,
+      CONTRACT_SEED_OFFERS: String(SEED_OFFERS),
     },
   });
   return new Promise<number>((resolve) => {

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { CONSOLE_PATH, createConsole } from '../console/app.js';
 import { coerceError, type Logger } from '../log.js';
+import { docsDir } from '../paths.js';
 import { rawQuery } from './admission/query.js';
 import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
 import { loadCursorCodec } from './cursor.js';
@@ -35,7 +38,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   const { sql, config, clock, logger } = deps;
   const limits = deps.limits ?? createRateLimits(config, logger);
   const cursors = await loadCursorCodec(sql);
-  const { api } = createOperations({ sql, clock, cursors, limits, logger });
+  const publicUrl = config.publicUrlSet ? config.publicUrl : undefined;
+  const { api } = createOperations({ sql, clock, cursors, limits, logger, publicUrl });
   const consoleApp = await createConsole({ sql, config, clock, logger });
 
   const app = express();
@@ -58,11 +62,17 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
     readinessHandler({ sql, limits, config: config.readiness, logger, worker: deps.worker ?? (() => undefined) }),
   );
 
+  // The API reference rendered from openapi.yaml at build time (`npm run docs`): one static page
+  // and the script it needs, nothing from another host; no key, like GET /openapi.json.
+  // `/docs` redirects to `/docs/` so the page's relative script address resolves.
+  if (!existsSync(join(docsDir, 'index.html'))) logger.warn({ docsDir }, 'no API reference to serve at /docs: run npm run docs');
+  app.use('/docs', express.static(docsDir, { redirect: true, index: 'index.html', maxAge: '5m' }));
+
   app.use(BASE_PATH, responseDeadline(config.http.responseDeadlineMs, logger));
   app.use(BASE_PATH, async (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
-    res.locals.apiRequest = { method: req.method.toLowerCase(), path: decodablePath(req.path), query: {}, headers: req.headers };
+    res.locals.apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers };
     try {
       await api.handleRequest(res.locals.apiRequest, req, res);
     } catch (error) {
@@ -83,6 +93,15 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
       await consoleApp.close();
     },
   };
+}
+
+/**
+ * SPEC.md "Methods": "HEAD | Treated exactly like GET (same checks, status, headers) with no body".
+ * openapi.yaml describes HEAD in prose, not as operations, so a HEAD request is routed, checked
+ * and answered as the path's GET; Node drops the body of a HEAD response and keeps its headers.
+ */
+function routedMethod(method: string): string {
+  return method === 'HEAD' ? 'get' : method.toLowerCase();
 }
 
 /**

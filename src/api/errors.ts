@@ -1,14 +1,12 @@
 import type { Response } from 'express';
+import type { ErrorBody, ErrorCode } from '../contract.js';
 import { sendJson } from './respond.js';
 
-/** SPEC.md "Error object" and "Errors": one body shape, fixed messages, produced only here. */
-export type ErrorCode =
-  | 'unauthorized'
-  | 'not_found'
-  | 'invalid_request'
-  | 'method_not_allowed'
-  | 'rate_limited'
-  | 'internal_error';
+/**
+ * SPEC.md "Error object" and "Errors": one body shape (openapi.yaml's `Error`, its codes
+ * `ErrorCode`), fixed messages, produced only here.
+ */
+export type { ErrorCode };
 
 export const MESSAGES = {
   unauthorized: 'Missing or invalid API key.',
@@ -25,7 +23,8 @@ export const invalidParameterMessage = (name: string) => `Invalid value for quer
 export const ALLOW = 'GET, HEAD, OPTIONS';
 
 function sendError(res: Response, status: number, code: ErrorCode, message: string, param?: string): void {
-  sendJson(res, status, { error: param === undefined ? { code, message } : { code, message, param } });
+  const body: ErrorBody = { error: param === undefined ? { code, message } : { code, message, param } };
+  sendJson(res, status, body);
 }
 
 export const reply = {

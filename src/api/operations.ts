@@ -12,7 +12,7 @@ import type { ReadDeps } from './read-operation.js';
 import { documentHandlers } from './resources/document.js';
 import { offerEventHandlers } from './resources/offer-events.js';
 import { offerHandlers } from './resources/offers.js';
-import { fallbackHandlers, protocolHandlers } from './resources/protocol.js';
+import { fallbackHandlers } from './resources/protocol.js';
 import { workspaceHandlers } from './resources/workspace.js';
 
 /**
@@ -26,7 +26,7 @@ import { workspaceHandlers } from './resources/workspace.js';
  * keywords are enforced, without type coercion: query values stay strings except `limit`,
  * which admission/query.ts turns into a number only when it is one to four digits.
  */
-export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: Logger }) {
+export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: Logger; publicUrl?: string }) {
   const api = new OpenAPIBackend({
     definition: structuredClone(loadOpenApiDocument().document) as unknown as Document,
     apiRoot: '/',
@@ -57,8 +57,7 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
     ...workspaceHandlers(deps),
     ...offerHandlers(deps),
     ...offerEventHandlers(deps),
-    ...documentHandlers,
-    ...protocolHandlers(operations),
+    ...documentHandlers({ publicUrl: deps.publicUrl }),
   };
   api.register({
     ...handlers,

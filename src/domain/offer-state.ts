@@ -1,8 +1,10 @@
+import { exhaustive, type OfferStatus } from '../contract.js';
 import type { Tx } from '../db/connect.js';
 import { invalidInput, invalidTransition, notFound } from './errors.js';
 
-export const OFFER_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired', 'withdrawn'] as const;
-export type OfferStatus = (typeof OFFER_STATUSES)[number];
+export type { OfferStatus };
+/** SPEC.md "States and transitions"; exactly openapi.yaml's `OfferStatus` (checked by the typecheck). */
+export const OFFER_STATUSES = exhaustive<OfferStatus>()(['draft', 'sent', 'accepted', 'declined', 'expired', 'withdrawn']);
 
 /** The offer row as an action sees it, read under its row lock. */
 export interface LockedOffer {

@@ -1,3 +1,4 @@
+import type { OfferWebhookEvent, PingWebhookEvent } from '../contract.js';
 import type { Offer, OfferEvent } from '../read-model/types.js';
 import { MAX_BODY_BYTES } from './policy.js';
 
@@ -6,27 +7,38 @@ import { MAX_BODY_BYTES } from './policy.js';
  * when the message is prepared, and those exact bytes are stored, signed and sent on every
  * attempt and resend: nothing re-serialises it.
  */
-export const API_VERSION = 'v1';
+export const API_VERSION: PingWebhookEvent['api_version'] = 'v1';
 
 export interface PreparedBody {
   text: string;
   bytes: number;
 }
 
-export function eventBody(input: { id: string; type: string; offer: Offer; event: OfferEvent }): PreparedBody {
-  return prepared({
+/**
+ * An offer webhook's body as openapi.yaml's `webhooks` section describes it; `data.event` is the
+ * timeline entry as the API reads it (its `type` is the one SPEC.md pairs with the webhook type).
+ */
+type OfferWebhookBody = Omit<OfferWebhookEvent, 'type' | 'data'> & {
+  type: OfferWebhookEvent['type'];
+  data: { offer: Offer; event: OfferEvent };
+};
+
+export function eventBody(input: { id: string; type: OfferWebhookEvent['type']; offer: Offer; event: OfferEvent }): PreparedBody {
+  const body: OfferWebhookBody = {
     id: input.id,
     type: input.type,
     // "When the event happened": the timeline entry's time, in the API's timestamp format.
     created_at: input.event.occurred_at,
     api_version: API_VERSION,
     data: { offer: input.offer, event: input.event },
-  });
+  };
+  return prepared(body);
 }
 
 /** SPEC.md "Events": ping carries `data: {}`; its time is when the test was requested. */
 export function pingBody(input: { id: string; at: Date }): PreparedBody {
-  return prepared({ id: input.id, type: 'ping', created_at: input.at.toISOString(), api_version: API_VERSION, data: {} });
+  const body: PingWebhookEvent = { id: input.id, type: 'ping', created_at: input.at.toISOString(), api_version: API_VERSION, data: {} };
+  return prepared(body);
 }
 
 function prepared(value: unknown): PreparedBody {

@@ -1,16 +1,20 @@
 import type { Queryable } from '../db/connect.js';
 import { MINUTE } from '../clock.js';
+import { exhaustive, type OfferWebhookEventType } from '../contract.js';
 
-/** Webhook event types of SPEC.md "Webhook event types" that product actions emit (ping is sent by tests). */
-export const OFFER_WEBHOOK_TYPES = [
+/**
+ * Webhook event types of SPEC.md "Webhook event types" that product actions emit (ping is sent by
+ * tests): exactly the offer events of openapi.yaml's `webhooks` section (checked by the typecheck).
+ */
+export const OFFER_WEBHOOK_TYPES = exhaustive<OfferWebhookEventType>()([
   'offer.sent',
   'offer.first_viewed',
   'offer.signed',
   'offer.accepted',
   'offer.withdrawn',
   'offer.expired',
-] as const;
-export type OfferWebhookType = (typeof OFFER_WEBHOOK_TYPES)[number];
+]);
+export type OfferWebhookType = OfferWebhookEventType;
 
 /** SPEC.md "Events" rule 1: offer.expired is "dispatched about two minutes later". */
 export const EXPIRED_DISPATCH_DELAY_MS = 2 * MINUTE;

@@ -127,7 +127,12 @@ describe('SPEC.md "GET /openapi.json"', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
-    expect(await res.json()).toEqual(parse(readFileSync('openapi.yaml', 'utf8')));
+    // openapi.yaml's relative `servers` entry is served as this server's absolute base URL
+    // (test/api/served-document.test.ts); everything else is the file itself.
+    const { servers, ...served } = await res.json();
+    const { servers: fileServers, ...file } = parse(readFileSync('openapi.yaml', 'utf8'));
+    expect(served).toEqual(file);
+    expect(servers).toEqual([{ ...fileServers[0], url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:[0-9]+\/api\/v1$/) }]);
   });
 
   it('is OpenAPI 3.1 carrying API version 1.0.0 and a webhooks section', async () => {

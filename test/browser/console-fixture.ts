@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { ManualClock } from '../../src/clock.js';
@@ -18,7 +18,7 @@ import { projectRoot } from '../../src/paths.js';
 import { createWebhookEngine, type WebhookEngine } from '../../src/webhooks/engine.js';
 import type { ManagementDeps } from '../../src/webhooks/management.js';
 import { createWebhookSender, type WebhookSender } from '../../src/webhooks/sender.js';
-import { browserRequired, findChromium, MISSING_CHROMIUM } from '../support/chromium.js';
+import { browserRequired, findChromium, launchChromium, MISSING_CHROMIUM } from '../support/chromium.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 
@@ -174,7 +174,7 @@ export function useConsoleWorld(): ConsoleWorld {
       logger,
       settings: { startsPerMinutePerWorkspace: 60, concurrency: 8, leaseMs: 60_000 },
     });
-    const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+    const browser = await launchChromium(chromiumPath);
 
     const base = { db, clock };
     const owner = await person(base, 'Olivia Owner');

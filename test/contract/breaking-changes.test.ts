@@ -21,7 +21,7 @@ function changed(edit: (doc: Doc) => void): Doc {
 
 const breaking: { name: string; kind: BreakingKind; edit: (doc: Doc) => void }[] = [
   { name: 'a removed path', kind: 'path-removed', edit: (d) => delete d.paths['/offers/{id}/events'] },
-  { name: 'a removed operation', kind: 'operation-removed', edit: (d) => delete d.paths['/offers'].head },
+  { name: 'a removed operation', kind: 'operation-removed', edit: (d) => delete d.paths['/offers'].get },
   { name: 'a removed webhook event type', kind: 'webhook-removed', edit: (d) => delete d.webhooks['offer.withdrawn'] },
   { name: 'a removed response', kind: 'response-removed', edit: (d) => delete d.paths['/offers/{id}'].get.responses['404'] },
   { name: 'a removed response header', kind: 'response-header-removed', edit: (d) => delete d.paths['/workspace'].get.responses['200'].headers['RateLimit-Reset'] },
@@ -29,10 +29,10 @@ const breaking: { name: string; kind: BreakingKind; edit: (doc: Doc) => void }[]
   { name: 'a removed media type', kind: 'media-type-removed', edit: (d) => { d.paths['/workspace'].get.responses['200'].content = { 'application/xml': d.paths['/workspace'].get.responses['200'].content['application/json'] }; } },
   { name: 'a removed response field', kind: 'field-removed', edit: (d) => delete schemas(d).Offer.properties.title },
   { name: 'a removed field of a nested object', kind: 'field-removed', edit: (d) => delete schemas(d).Money.properties.currency },
-  { name: 'a removed field of a webhook body', kind: 'field-removed', edit: (d) => delete schemas(d).WebhookEventBase.properties.api_version },
+  { name: 'a removed field of a webhook body', kind: 'field-removed', edit: (d) => delete schemas(d).OfferSentWebhookEvent.properties.api_version },
   { name: 'a response field no longer always present', kind: 'field-no-longer-required', edit: (d) => (schemas(d).Offer.required = schemas(d).Offer.required.filter((f: string) => f !== 'expired_at')) },
   { name: 'a removed enum value', kind: 'enum-value-removed', edit: (d) => (schemas(d).OfferStatus.enum = ['draft', 'sent', 'accepted', 'declined', 'expired']) },
-  { name: 'a changed const', kind: 'enum-value-removed', edit: (d) => (d.components.headers.Allow.schema.const = 'GET, OPTIONS') },
+  { name: 'a changed const', kind: 'enum-value-removed', edit: (d) => (d.components.headers.CacheControlNoStore.schema.const = 'no-cache') },
   { name: 'a response type narrowed (null no longer allowed)', kind: 'type-narrowed', edit: (d) => (schemas(d).Recipient.properties.name.type = 'string') },
   { name: 'a response type changed', kind: 'type-narrowed', edit: (d) => (schemas(d).Money.properties.amount.type = 'string') },
   { name: 'a response field that may now be null', kind: 'type-widened', edit: (d) => (schemas(d).Offer.properties.title = { type: ['string', 'null'] }) },
@@ -57,7 +57,7 @@ const additions: { name: string; edit: (doc: Doc) => void }[] = [
   { name: 'a new enum value', edit: (d) => schemas(d).OfferStatus.enum.push('archived') },
   { name: 'a new optional query parameter', edit: (d) => d.paths['/offers'].get.parameters.push({ name: 'q', in: 'query', schema: { type: 'string' } }) },
   { name: 'a new response', edit: (d) => (d.paths['/workspace'].get.responses['503'] = { description: 'maintenance' }) },
-  { name: 'a new response header', edit: (d) => (d.paths['/workspace'].get.responses['200'].headers['X-Request-Id'] = { schema: { type: 'string' } }) },
+  { name: 'a new response header', edit: (d) => (d.paths['/workspace'].get.responses['200'].headers['X-Trace-Id'] = { schema: { type: 'string' } }) },
   { name: 'a query parameter range widened', edit: (d) => (params(d).EventsLimit.schema.maximum = 500) },
   { name: 'changed descriptions and examples', edit: (d) => { schemas(d).Offer.description = 'An offer.'; schemas(d).Offer.examples = []; } },
 ];
@@ -74,6 +74,22 @@ describe('breaking-change check of openapi.yaml (SPEC.md "Versioning")', () => {
 
   it.each(additions)('passes $name', ({ edit }) => {
     expect(breakingChanges(base, changed(edit))).toEqual([]);
+  });
+
+  // openapi.yaml "## Methods": these describe behaviour every path keeps, so dropping them from the
+  // document takes nothing from a client.
+  it.each([
+    { name: 'an operation that could only fail (405)', method: 'post', op: { operationId: 'postOffers', responses: { '405': { description: 'no' } } } },
+    { name: 'an OPTIONS operation', method: 'options', op: { operationId: 'optionsOffers', responses: { '204': { description: 'Allow' } } } },
+    { name: 'a HEAD operation while GET stays', method: 'head', op: { operationId: 'headOffers', responses: { '200': { description: 'no body' } } } },
+  ])('passes the removal of $name', ({ method, op }) => {
+    const before = changed((d) => (d.paths['/offers'][method] = op));
+    expect(breakingChanges(before, base)).toEqual([]);
+  });
+
+  it('fails the removal of an operation that could succeed', () => {
+    const before = changed((d) => (d.paths['/offers'].trace = { operationId: 'traceOffers', responses: { '200': { description: 'ok' } } }));
+    expect(breakingChanges(before, base).map((c) => c.kind)).toEqual(['operation-removed']);
   });
 
   it('names where the break is', () => {

@@ -17,6 +17,8 @@ export interface TestApi {
   baseUrl: string;
   /** http://127.0.0.1:PORT */
   origin: string;
+  /** The service's own address, also when `origin` is a Prism front (which rewrites `Host`). */
+  serverOrigin: string;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startTestApi(
     clock,
     config,
     origin,
+    serverOrigin: `http://127.0.0.1:${port}`,
     baseUrl: `${origin}/api/v1`,
     async close() {
       server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
 
 /**
  * The Chromium the browser tests drive: Debian's `chromium` package (apt-get install chromium),
@@ -35,3 +36,8 @@ export const browserRequired = process.env.OFFERDESK_REQUIRE_BROWSER === '1';
 
 export const MISSING_CHROMIUM =
   'no Chromium found (install it: apt-get install chromium, or set OFFERDESK_CHROMIUM to a Chromium binary)';
+
+/** Headless; `--no-sandbox` because containers and CI run the tests as root. */
+export async function launchChromium(executablePath: string): Promise<Browser> {
+  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}

@@ -1,3 +1,4 @@
+import type { SuccessBody } from '../../contract.js';
 import { listOfferEvents } from '../../read-model/offers.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
@@ -30,11 +31,11 @@ const timeline: ReadOperation<EventsQuery> = {
       page.nextAfterSequence === null
         ? null
         : cursors.encode({ list: 'events', workspaceId, offerId: offerId!, sequence: page.nextAfterSequence });
-    sendJson(res, 200, { data: page.events, next_cursor: next });
+    sendJson(res, 200, { data: page.events, next_cursor: next } satisfies SuccessBody<'listOfferEvents'>);
   },
 };
 
 export function offerEventHandlers(deps: ReadDeps) {
   const handler = readHandler(timeline, deps);
-  return { listOfferEvents: handler, headOfferEvents: handler };
+  return { listOfferEvents: handler };
 }

@@ -1,5 +1,6 @@
+import type { SuccessBody } from '../../contract.js';
 import { listOffers, readOffer, type OfferPosition } from '../../read-model/offers.js';
-import type { OfferStatus } from '../../read-model/types.js';
+import type { OfferStatus } from '../../contract.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
 import { sendJson } from '../respond.js';
@@ -28,7 +29,7 @@ const offersList: ReadOperation<OffersQuery> = {
   async respond({ workspaceId, now, query }, res, { sql, cursors }) {
     const page = await listOffers(sql, { workspaceId, now, status: query.status, limit: query.limit, after: query.after });
     const next = page.next && cursors.encode({ list: 'offers', workspaceId, status: query.status, ...page.next });
-    sendJson(res, 200, { data: page.offers, next_cursor: next });
+    sendJson(res, 200, { data: page.offers, next_cursor: next } satisfies SuccessBody<'listOffers'>);
   },
 };
 
@@ -38,12 +39,12 @@ const oneOffer: ReadOperation<null> = {
     const offerId = offerIdOrNull(path.id);
     const offer = offerId && (await readOffer(sql, { workspaceId, offerId, now }));
     if (!offer) return reply.notFound(res);
-    sendJson(res, 200, { data: offer });
+    sendJson(res, 200, { data: offer } satisfies SuccessBody<'getOffer'>);
   },
 };
 
 export function offerHandlers(deps: ReadDeps) {
   const list = readHandler(offersList, deps);
   const one = readHandler(oneOffer, deps);
-  return { listOffers: list, headOffers: list, getOffer: one, headOffer: one };
+  return { listOffers: list, getOffer: one };
 }

@@ -1,3 +1,4 @@
+import type { SuccessBody } from '../../contract.js';
 import { readWorkspace } from '../../read-model/workspace.js';
 import { reply } from '../errors.js';
 import { readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
@@ -9,11 +10,10 @@ const workspace: ReadOperation<null> = {
   async respond({ workspaceId }, res, { sql }) {
     const found = await readWorkspace(sql, workspaceId);
     if (!found) return reply.unauthorized(res);
-    sendJson(res, 200, { data: found });
+    sendJson(res, 200, { data: found } satisfies SuccessBody<'getWorkspace'>);
   },
 };
 
 export function workspaceHandlers(deps: ReadDeps) {
-  const handler = readHandler(workspace, deps);
-  return { getWorkspace: handler, headWorkspace: handler };
+  return { getWorkspace: readHandler(workspace, deps) };
 }

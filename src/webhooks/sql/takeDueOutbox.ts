@@ -1,9 +1,11 @@
 import type { Tx } from '../../db/connect.js';
+import type { OfferWebhookType } from '../outbox.js';
 
 export interface OutboxRow {
   id: string;
   workspace_id: string;
-  type: string;
+  /** Written only by writeOutbox (outbox.ts), which takes an OfferWebhookType. */
+  type: OfferWebhookType;
   offer_id: string;
   offer_sequence: number;
 }
