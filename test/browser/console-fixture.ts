@@ -174,7 +174,7 @@ export function useConsoleWorld(): ConsoleWorld {
       logger,
       settings: { startsPerMinutePerWorkspace: 60, concurrency: 8, leaseMs: 60_000 },
     });
-    const browser = await launchChromium(chromiumPath);
+    const browser = await launchChromium(chromiumPath!);
 
     const base = { db, clock };
     const owner = await person(base, 'Olivia Owner');
