@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
+import { projectRoot } from './paths.js';
 
 /**
  * The one place that reads `process.env` (STYLE.md "Configuration and constants"):
@@ -34,7 +36,15 @@ export interface Config {
   rateLimitPerIp: number;
   /** Express `trust proxy` setting, deciding which address is the client's (per-IP limit). */
   trustProxy: boolean | number | string;
-  logLevel: string;
+  logLevel: LogLevel;
+  /**
+   * `pretty` (one readable line per entry, pino-pretty) or `json` (JSON lines); `auto` picks pretty
+   * when the output is a terminal. An explicit LOG_LEVEL is kept; unset, a terminal shows warnings
+   * and errors only, so the start banner stays readable.
+   */
+  logFormat: 'auto' | 'pretty' | 'json';
+  /** Whether LOG_LEVEL was given; unset, a pretty terminal log is quiet (warn). */
+  logLevelExplicit: boolean;
   /** Seed a demo workspace with offers on the first start of an empty database. */
   demoSeed: boolean;
   webhooks: WebhookConfig;
@@ -59,6 +69,13 @@ export interface WebhookConfig {
    * createWebhookSender instead).
    */
   devResolve: Map<string, { address: string; port: number }>;
+  /**
+   * Development only: honour the loopback mappings `offerdesk listen` records in the database
+   * (table dev_listen_endpoints) for the endpoints it created, and let `listen` create them.
+   * OFFERDESK_DEV_LISTEN; default on with the embedded database (no DATABASE_URL), off with
+   * DATABASE_URL; refused together with NODE_ENV=production. README "Receiving webhooks on your laptop".
+   */
+  devListen: boolean;
   /** Domain suffixes no endpoint may use: the service's own domains and hosting platforms. */
   blockedDomainSuffixes: string[];
   /** SPEC.md "Webhook limits": deliveries started per minute per workspace. */
@@ -101,6 +118,39 @@ export const DEFAULT_BLOCKED_DOMAIN_SUFFIXES = [
 
 type Env = Record<string, string | undefined>;
 
+/** pino's levels; anything else stops the start with this list (LOG_LEVEL). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+
+/** The data directory when OFFERDESK_DATA_DIR is unset: the package's own, wherever the command runs. */
+export const DEFAULT_DATA_DIR = join(projectRoot, 'data');
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return value as T;
+}
+
+/**
+ * SPEC.md "Webhook endpoint management" wants public receivers only; the listen mapping is a
+ * development exception, so it is never on where a production marker is present.
+ */
+function devListen(env: Env, databaseUrl: string | undefined): boolean {
+  const enabled = boolean(env, 'OFFERDESK_DEV_LISTEN', databaseUrl === undefined);
+  if (enabled && env.NODE_ENV === 'production') {
+    if (env.OFFERDESK_DEV_LISTEN) {
+      throw new ConfigError('OFFERDESK_DEV_LISTEN cannot be on with NODE_ENV=production; unset one of them');
+    }
+    return false;
+  }
+  return enabled;
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -122,8 +172,27 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   if (raw === undefined || raw === '' || /^(false|0|off|no)$/i.test(raw)) return false;
   if (/^(true|on|yes)$/i.test(raw)) return true;
   if (/^[0-9]+$/.test(raw)) return Number(raw);
-  // Express accepts subnet lists and the names loopback, linklocal, uniquelocal.
+  // Express accepts subnet lists and the names loopback, linklocal, uniquelocal; anything else
+  // would stop the start with Express's own message, so it is checked here.
+  for (const item of raw.split(',').map((s) => s.trim())) {
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(item)) continue;
+    const valid = item.includes('/') ? isCidr(item) : ipaddr.isValid(item);
+    if (!valid) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, a hop count, or addresses/subnets and loopback, linklocal, uniquelocal; "${item}" is none of them`,
+      );
+    }
+  }
   return raw;
+}
+
+function isCidr(text: string): boolean {
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** "hooks.test=127.0.0.1:8443,other.test=127.0.0.1:9443" */
@@ -161,6 +230,7 @@ function publicUrl(raw: string | undefined, port: number): string {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  loadTestFault(env);
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
@@ -193,7 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   return {
     databaseUrl,
-    dataDir: resolve(env.OFFERDESK_DATA_DIR || 'data'),
+    dataDir: env.OFFERDESK_DATA_DIR ? resolve(env.OFFERDESK_DATA_DIR) : DEFAULT_DATA_DIR,
     embeddedPostgresPort: integer(env, 'OFFERDESK_EMBEDDED_PG_PORT', 0, 0, 65535),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
@@ -206,12 +276,15 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 120, 1, 1_000_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 300, 1, 1_000_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
+    logLevelExplicit: Boolean(env.LOG_LEVEL),
     demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', true),
     webhooks: {
       masterKey,
       previousMasterKeys,
       devResolve: devResolve(env.OFFERDESK_WEBHOOK_DEV_RESOLVE),
+      devListen: devListen(env, databaseUrl),
       blockedDomainSuffixes: [...new Set([...DEFAULT_BLOCKED_DOMAIN_SUFFIXES, ...extraBlocked])],
       startsPerMinutePerWorkspace: integer(env, 'WEBHOOK_STARTS_PER_MINUTE', 60, 1, 1_000_000_000),
       workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 16, 1, 1000),
@@ -237,4 +310,11 @@ export function loadTestFault(env: Env = process.env): TestFault | undefined {
   return raw as TestFault | undefined;
 }
 
-export const testFault: TestFault | undefined = loadTestFault();
+/** A bad value is reported by loadConfig, with the other configuration errors, not at import. */
+export const testFault: TestFault | undefined = (() => {
+  try {
+    return loadTestFault();
+  } catch {
+    return undefined;
+  }
+})();

@@ -10,10 +10,10 @@ import { advisoryLockKey } from './db/advisory-lock.js';
 import type { Sql } from './db/connect.js';
 import { openDatabase, type Database } from './db/open.js';
 import { hashApiKey } from './domain/api-key-format.js';
-import { DEMO_OWNER_EMAIL } from './domain/demo-seed.js';
+import { DEMO_HISTORY_OFFERS, DEMO_OWNER_EMAIL } from './domain/demo-seed.js';
 import { createSignInLink, signInLinkUrl } from './domain/sign-in-links.js';
 import { seedDemoWorkspace } from './domain/seed.js';
-import { coerceError, createLogger, type Logger } from './log.js';
+import { coerceError, createServiceLogger, type Logger } from './log.js';
 import { loadCheckedMasterKeys, startWorker } from './webhooks/worker.js';
 
 /**
@@ -63,7 +63,7 @@ interface Stoppable {
 export async function runService(options: ServiceOptions): Promise<RunningService> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createServiceLogger(config);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
 
   const db = await openDatabase(config, {
@@ -155,7 +155,7 @@ async function demoKey(db: Database, config: Config, clock: Clock, logger: Logge
     await reserved`select pg_advisory_lock(${DEMO_SEED_LOCK}::bigint)`;
     const [any] = await reserved`select exists (select 1 from workspaces) as present`;
     if (!any?.present) {
-      const seeded = await seedDemoWorkspace(db.sql, clock);
+      const seeded = await seedDemoWorkspace(db.sql, clock, { historyOffers: DEMO_HISTORY_OFFERS });
       mkdirSync(config.dataDir, { recursive: true });
       const record: DemoKeyFile = { workspaceId: seeded.workspaceId, apiKey: seeded.apiKey };
       writeFileSync(file, `${seeded.apiKey}\n${JSON.stringify(record)}\n`, { mode: 0o600 });
@@ -197,6 +197,7 @@ function banner(baseUrl: string, demoApiKey: string | undefined, db: Database, c
     lines.push(
       `  demo API key: ${demoApiKey}`,
       `  (kept in ${join(config.dataDir, DEMO_KEY_FILE)} so later starts show it again)`,
+      `  demo owner: ${DEMO_OWNER_EMAIL} (the --as of CLI commands)`,
       '',
       'Try:',
       `  curl -H "Authorization: Bearer ${demoApiKey}" ${baseUrl}/workspace`,
@@ -207,6 +208,7 @@ function banner(baseUrl: string, demoApiKey: string | undefined, db: Database, c
       '  npx offerdesk key create --workspace <WORKSPACE_ID> --name <NAME> --as <OWNER_EMAIL>',
     );
   }
+  if (config.webhooks.devListen) lines.push('', 'Receive its webhooks on this machine, in another terminal:', '  npx offerdesk listen');
   lines.push('');
   return lines.join('\n');
 }

@@ -38,6 +38,8 @@ export interface CliContext {
   run<T extends object>(options: { json?: boolean }, work: (env: CommandEnv) => Promise<T>, text: (result: T) => string): Promise<void>;
   /** An account id or email (`--as`, `--owner`, `--account`) to the account id. */
   accountId(sql: Sql, idOrEmail: string): Promise<string>;
+  /** `--verbose` (a program-wide option): say on stderr which database a command uses. */
+  verbose: boolean;
 }
 
 /** What main.ts lists: each command module registers its commands on the program. */
@@ -46,12 +48,14 @@ export interface CommandModule {
 }
 
 export function createCliContext(clock: Clock = systemClock): CliContext {
-  return {
+  const ctx: CliContext = {
     clock,
+    verbose: false,
     async run(options, work, text) {
       try {
         const config = loadConfig();
         const db = await openDatabase(config, { applicationName: 'offerdesk-cli' });
+        if (ctx.verbose) process.stderr.write(`offerdesk: database: ${db.description}\n`);
         try {
           const result = await work({ sql: db.sql, clock, config });
           process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${text(result)}\n`);
@@ -66,6 +70,7 @@ export function createCliContext(clock: Clock = systemClock): CliContext {
       return (await resolveAccount(sql, idOrEmail)).id;
     },
   };
+  return ctx;
 }
 
 function isRefusal(error: Error): boolean {

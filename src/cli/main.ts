@@ -5,6 +5,7 @@ import * as delivery from './commands/delivery.js';
 import * as endpoint from './commands/endpoint.js';
 import * as jobs from './commands/jobs.js';
 import * as key from './commands/key.js';
+import * as listen from './commands/listen.js';
 import * as member from './commands/member.js';
 import * as migrate from './commands/migrate.js';
 import * as offer from './commands/offer.js';
@@ -30,12 +31,17 @@ const COMMANDS: CommandModule[] = [
   endpoint,
   delivery,
   secrets,
+  listen,
 ];
 
 const program = configureProgram(new Command('offerdesk'))
   .description('Offerdesk: read-only offers API, signed webhooks, and the product actions behind them')
-  .version('0.1.0');
+  .version('0.1.0')
+  .option('--verbose', 'say on stderr which database the command uses');
 const ctx = createCliContext();
+program.hook('preAction', () => {
+  ctx.verbose = program.opts<{ verbose?: boolean }>().verbose === true;
+});
 for (const command of COMMANDS) command.register(program, ctx);
 
 await runProgram(program, process.argv);

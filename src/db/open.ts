@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { connect, type Sql } from './connect.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded.js';
@@ -23,6 +24,10 @@ export interface Database {
   embedded: boolean;
   /** Migrations this open applied, as `0001_core`. Empty when the schema was current. */
   applied: string[];
+  /** Which database this is, for `--verbose` and banners; never the password. */
+  description: string;
+  /** This process started the embedded server, and close() stops it. */
+  startedServer: boolean;
 }
 
 /** Seconds postgres.js waits for queries in flight before closing connections on close(). */
@@ -69,6 +74,11 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     url,
     embedded: embedded !== undefined,
     applied,
+    description: embedded
+      ? `embedded PostgreSQL in ${join(config.dataDir, 'postgres')} on 127.0.0.1:${embedded.port}` +
+        (embedded.owned ? ' (started by this process)' : ' (already running)')
+      : `DATABASE_URL ${describeUrl(url)}`,
+    startedServer: embedded?.owned ?? false,
     close() {
       closing ??= (async () => {
         await sql.end({ timeout: POOL_END_TIMEOUT_S });
@@ -77,6 +87,15 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
       return closing;
     },
   };
+}
+
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return '(unparsable)';
+  }
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {

@@ -19,9 +19,20 @@ import {
   withdrawOffer,
 } from './offer-actions.js';
 import { COMPANIES, FIRST_NAMES, LAST_NAMES, SERVICES } from './seed-names.js';
+import { seedOffers } from './seed.js';
 
 export const DEMO_OFFERS = 40;
-/** The demo workspace's owner; `serve` prints a console sign-in link for this account. */
+/**
+ * Offers of earlier months that `npm start` adds to the demo workspace through the bulk seed
+ * (seed.ts: realistic lifecycles, no webhook outbox rows), so that every README example can be
+ * tried: each status has several pages at limit=10, and most timelines are longer than one page
+ * at limit=5. About half a second on the embedded database.
+ */
+export const DEMO_HISTORY_OFFERS = 800;
+/** Fixed, so every fresh demo database holds the same history. */
+export const DEMO_HISTORY_SEED = 20_261_123;
+
+/** The demo workspace's owner: the `--as` of CLI examples (README, start banner); `serve` prints a console sign-in link for this account. */
 export const DEMO_OWNER_EMAIL = 'owner@demo-agency.example';
 
 /**
@@ -33,6 +44,7 @@ export const DEMO_OWNER_EMAIL = 'owner@demo-agency.example';
 export async function seedDemoWorkspace(
   sql: Sql,
   clock: Clock,
+  options: { historyOffers?: number } = {},
 ): Promise<{ workspaceId: string; accountId: string; apiKey: string }> {
   const owner = await createAccount(sql, clock, { email: DEMO_OWNER_EMAIL, name: 'Dana Demo' });
   const { id: workspaceId } = await createWorkspace(sql, clock, {
@@ -43,6 +55,9 @@ export async function seedDemoWorkspace(
   });
   const now = clock.now().getTime();
   for (let k = 0; k < DEMO_OFFERS; k++) await demoOffer(sql, clock, workspaceId, k, now);
+  if (options.historyOffers) {
+    await seedOffers(sql, { workspaceId, offers: options.historyOffers, randomSeed: DEMO_HISTORY_SEED, now: clock.now(), parallel: 1 });
+  }
   const { key } = await createApiKey(sql, clock, {
     workspaceId,
     name: 'Demo key',

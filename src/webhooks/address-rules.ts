@@ -88,9 +88,15 @@ function hostnameProblem(hostname: string): string | null {
   return null;
 }
 
+/** Added to refusals of loopback, private and internal hosts: the way to receive on a laptop. */
+export const LOCAL_RECEIVER_HINT = 'for a receiver on this machine run "offerdesk listen"';
+
 /**
  * Checks `url` against every rule and, when it passes, returns the normalised host name and the
- * exact addresses (with port) that were found public. `reason` is one short English line.
+ * exact addresses (with port) that were found public. `reason` is one short English line that
+ * names the rule. The order gives the most useful reason first: what the host is (an IP address,
+ * a domain no endpoint may use, an internal name: no scheme or port would fix that, and local
+ * hosts point to `offerdesk listen`), then scheme, credentials and port, and DNS last.
  */
 export async function checkEndpointAddress(url: string, ctx: AddressContext): Promise<AddressVerdict> {
   if (url.length > MAX_URL_LENGTH) return refuse(`address is longer than ${MAX_URL_LENGTH} characters`);
@@ -100,14 +106,15 @@ export async function checkEndpointAddress(url: string, ctx: AddressContext): Pr
   } catch {
     return refuse('address is not a valid URL');
   }
-  if (parsed.protocol !== 'https:') return refuse('address must use https');
-  if (parsed.username !== '' || parsed.password !== '') return refuse('address must not contain credentials');
-  // The URL parser drops an explicit :443 (the https default), so any port left is another one.
-  if (parsed.port !== '') return refuse(`port ${HTTPS_PORT} only`);
+  // Only http(s) addresses have a host to judge; any other scheme is refused for its scheme.
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return refuse('address must use https');
   const raw = parsed.hostname;
-  if (raw.startsWith('[') || isIP(raw) !== 0) return refuse('IP addresses are not allowed, use a host name');
-  const hostname = raw.endsWith('.') ? raw.slice(0, -1) : raw;
-  if (isIP(hostname) !== 0) return refuse('IP addresses are not allowed, use a host name');
+  const literal = raw.startsWith('[') ? raw.slice(1, -1) : raw.endsWith('.') ? raw.slice(0, -1) : raw;
+  if (isIP(literal) !== 0) {
+    const local = refusedAddressKind(literal) !== null;
+    return refuse(`IP addresses are not allowed, use a host name${local ? `; ${LOCAL_RECEIVER_HINT}` : ''}`);
+  }
+  const hostname = literal;
   const problem = hostnameProblem(hostname);
   if (problem) return refuse(problem);
 
@@ -122,16 +129,23 @@ export async function checkEndpointAddress(url: string, ctx: AddressContext): Pr
 
   // Development mapping: exempt from the internal-name and public-address rules only.
   const mapped = ctx.config.devResolve.get(hostname);
+  if (!mapped) {
+    for (const suffix of INTERNAL_NAME_SUFFIXES) {
+      if (isUnder(hostname, suffix)) return refuse(`host name must be public (.${suffix} names are internal); ${LOCAL_RECEIVER_HINT}`);
+    }
+    if (!hostname.includes('.')) return refuse(`host name must be a public domain name (no single-label names); ${LOCAL_RECEIVER_HINT}`);
+  }
+
+  if (parsed.protocol !== 'https:') return refuse('address must use https');
+  if (parsed.username !== '' || parsed.password !== '') return refuse('address must not contain credentials');
+  // The URL parser drops an explicit :443 (the https default), so any port left is another one.
+  if (parsed.port !== '') return refuse(`port ${HTTPS_PORT} only`);
+
   if (mapped) {
     const family = isIP(mapped.address);
     if (family === 0) return refuse('development mapping has no valid address');
     return { ok: true, hostname, addresses: [{ address: mapped.address, family: family === 6 ? 6 : 4, port: mapped.port }] };
   }
-
-  for (const suffix of INTERNAL_NAME_SUFFIXES) {
-    if (isUnder(hostname, suffix)) return refuse(`host name must be public (.${suffix} names are internal)`);
-  }
-  if (!hostname.includes('.')) return refuse('host name must be a public domain name (no single-label names)');
 
   let answers: { address: string; family: 4 | 6 }[];
   try {

@@ -25,4 +25,9 @@ export interface EngineSettings {
   concurrency: number;
   /** How long a claimed attempt belongs to its worker. */
   leaseMs: number;
+  /**
+   * Honour the loopback mappings `offerdesk listen` recorded (config webhooks.devListen). Off
+   * unless set: with it off, a listen endpoint's internal name is refused like any other.
+   */
+  devListen?: boolean;
 }

@@ -13,6 +13,7 @@ import { openSecret, SecretUnavailableError } from './secrets.js';
 import type { AttemptOutcome } from './sender.js';
 import { addFinalFailure } from './sql/addFinalFailure.js';
 import { claimDeliveries, type ClaimedDelivery } from './sql/claimDeliveries.js';
+import { readDevListenTargets } from './sql/devListen.js';
 import { lockEndpointForOutcome } from './sql/lockEndpointForOutcome.js';
 import { markDelivered } from './sql/markDelivered.js';
 import { markFailedFinally } from './sql/markFailedFinally.js';
@@ -44,7 +45,10 @@ export async function claimBatch(deps: EngineDeps, slots: number): Promise<Claim
     workerLockClass: WORKER_LOCK_CLASS,
   });
   const customOfferDomains = deliveries.length > 0 ? await readOfferDomains(deps.sql) : [];
-  return { deliveries, customOfferDomains };
+  if (!deps.settings.devListen || deliveries.length === 0) return { deliveries, customOfferDomains };
+  const targets = await readDevListenTargets(deps.sql, [...new Set(deliveries.map((d) => d.endpoint_id))]);
+  const withTargets = deliveries.map((d) => (targets.has(d.endpoint_id) ? { ...d, dev_listen: targets.get(d.endpoint_id) } : d));
+  return { deliveries: withTargets, customOfferDomains };
 }
 
 /**
@@ -143,6 +147,7 @@ async function send(
       body: claimed.body,
       attemptAt,
       customOfferDomains,
+      devListen: claimed.dev_listen,
     });
   } catch (thrown) {
     const error = coerceError(thrown);

@@ -18,8 +18,11 @@ import {
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
 } from './policy.js';
-import { generateEndpointSecret, loadMasterKeys, sealSecret } from './secrets.js';
+import { generateEndpointSecret, loadMasterKeys, sealSecret, SECRET_KEY_BYTES } from './secrets.js';
+import { secretKey } from './signing.js';
+import { requireDevListen, withDevListen } from './dev-listen-rules.js';
 import { countEndpointLimits } from './sql/countEndpointLimits.js';
+import { insertDevListen, type DevListenTarget } from './sql/devListen.js';
 import { countRecentTests } from './sql/countRecentTests.js';
 import { dropWaitingEvents } from './sql/dropWaitingEvents.js';
 import { insertDeliveries } from './sql/insertDeliveries.js';
@@ -111,6 +114,18 @@ export function parseEventTypes(types: readonly string[]): OfferWebhookType[] {
   return chosen as OfferWebhookType[];
 }
 
+/** A secret of the shape generateEndpointSecret makes (SPEC.md: `whsec_<base64>`). */
+function requireSecretForm(secret: string): string {
+  let ok = false;
+  try {
+    ok = secretKey(secret).length === SECRET_KEY_BYTES;
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw invalidInput(`a webhook secret must be whsec_ and the base64 of ${SECRET_KEY_BYTES} bytes`);
+  return secret;
+}
+
 export async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = false): Promise<EndpointRow> {
   const row = isUuid(endpointId) ? await readEndpoint(sql, { endpointId, forUpdate }) : null;
   if (!row) throw notFound(`endpoint ${endpointId}`);
@@ -125,15 +140,33 @@ export async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = 
  */
 export async function addEndpoint(
   deps: ManagementDeps,
-  input: { workspaceId: string; url: string; events: readonly string[]; actorId: string; via?: AuditSource },
+  input: {
+    workspaceId: string;
+    url: string;
+    events: readonly string[];
+    actorId: string;
+    via?: AuditSource;
+    /** `offerdesk listen` only: the loopback receiver this endpoint maps to (see dev-listen-rules.ts). */
+    devListen?: DevListenTarget;
+    /**
+     * `offerdesk listen` only: the secret of its earlier runs, so a local receiver keeps verifying
+     * with the secret it was started with. Every other endpoint gets a fresh one.
+     */
+    devListenSecret?: string;
+  },
 ): Promise<{ id: string; secret: string }> {
   const { sql, clock } = deps;
   const workspace = await requireWorkspace(sql, input.workspaceId);
   await requireRole(sql, { workspaceId: workspace.id, accountId: input.actorId, roles: MANAGER_ROLES });
   const eventTypes = parseEventTypes(input.events);
-  const url = await requireEndpointAddress(deps, input.url);
+  const rawUrl = typeof input.url === 'string' ? input.url.trim() : '';
+  if (input.devListen) requireDevListen(deps.config, rawUrl);
+  const url = await requireEndpointAddress(
+    input.devListen ? { ...deps, config: withDevListen(deps.config, rawUrl, input.devListen) } : deps,
+    rawUrl,
+  );
 
-  const secret = generateEndpointSecret();
+  const secret = input.devListen && input.devListenSecret ? requireSecretForm(input.devListenSecret) : generateEndpointSecret();
   // The id is made here, not by the database: the sealed secret is bound to it.
   const endpointId = randomUUID();
   const secretSealed = sealSecret(deps.masterKey, endpointId, secret);
@@ -158,6 +191,7 @@ export async function addEndpoint(
       createdBy: input.actorId,
       now,
     });
+    if (input.devListen) await insertDevListen(tx, { endpointId: row.id, target: input.devListen, now });
     if (counts.inWorkspace === 0) await joinFairnessQueue(tx, { workspaceId: workspace.id });
     await writeAudit(tx, {
       workspaceId: workspace.id,

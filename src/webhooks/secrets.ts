@@ -60,7 +60,7 @@ export function loadMasterKeys(config: Config, logger?: Logger): MasterKeys {
 /**
  * The key that encrypts endpoint secrets at rest: `OFFERDESK_MASTER_KEY` when configured, otherwise
  * `<dataDir>/master.key`, created once with mode 0600. The generated key is fine for development
- * but lives next to the data it protects, so every use is announced as a warning.
+ * but lives next to the data it protects, so serve and worker announce it as a warning.
  */
 export function loadMasterKey(config: Config, logger?: Logger): Buffer {
   if (config.webhooks.masterKey) {
@@ -76,11 +76,13 @@ export function loadMasterKey(config: Config, logger?: Logger): Buffer {
   if (key.length !== MASTER_KEY_BYTES) {
     throw new Error(`${path} must hold the base64 encoding of exactly 32 bytes; restore it or set OFFERDESK_MASTER_KEY`);
   }
-  const message =
+  // Mentioned once, by the long-running processes (serve, worker), which pass their logger; the
+  // CLI's short commands stay quiet about it (the README says to set OFFERDESK_MASTER_KEY).
+  logger?.warn(
+    { path, created },
     `webhook secrets are encrypted with a generated master key in ${path}` +
-    `${created ? ' (created now)' : ''}; set OFFERDESK_MASTER_KEY in production and keep a copy of it`;
-  if (logger) logger.warn({ path, created }, message);
-  else process.emitWarning(message, { code: 'OFFERDESK_GENERATED_MASTER_KEY' });
+      `${created ? ' (created now)' : ''}; set OFFERDESK_MASTER_KEY in production and keep a copy of it`,
+  );
   if ((statSync(path).mode & 0o077) !== 0) {
     const loose = `${path} is readable by other users; run: chmod 600 ${path}`;
     if (logger) logger.warn({ path }, loose);

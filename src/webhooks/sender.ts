@@ -3,6 +3,8 @@ import type { WebhookConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { type Resolver, checkEndpointAddress } from './address-rules.js';
 import { unsignedHeaders, webhookTimestamp } from './headers.js';
+import { withDevListen } from './dev-listen-rules.js';
+import type { DevListenTarget } from './sql/devListen.js';
 import { signPayload } from './signing.js';
 import { CONNECT_TIMEOUT_PER_ADDRESS_MS, PinnedPools, type PinnedTlsOptions } from './transport-pool.js';
 
@@ -49,6 +51,12 @@ export interface SendRequest {
   /** Time of this attempt: `webhook-timestamp` in unix seconds. */
   attemptAt: Date;
   customOfferDomains: string[];
+  /**
+   * The `offerdesk listen` mapping of this endpoint, passed only by a worker with development
+   * mappings enabled (config webhooks.devListen): the URL's name goes to this loopback port and
+   * the certificate must come from this CA.
+   */
+  devListen?: DevListenTarget;
 }
 
 export interface WebhookSender {
@@ -101,7 +109,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     try {
       const verdict = await Promise.race([
         checkEndpointAddress(request.url, {
-          config: options.config,
+          config: request.devListen ? withDevListen(options.config, request.url, request.devListen) : options.config,
           customOfferDomains: request.customOfferDomains,
           resolver: options.resolver,
         }),
@@ -140,7 +148,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
               ? `status ${status}: redirects are not followed`
               : `status ${status}: not a 2xx reply`;
           return failed('status', status, error, elapsed(), prefix);
-        });
+        }, request.devListen?.caPem);
       } catch (thrown) {
         if (deadline.signal.aborted) return failed('timeout', status, timeoutError, elapsed(), prefix);
         const { failure, error } = describeNetworkError(thrown, timeoutMs);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import * as tls from 'node:tls';
 import { Pool, buildConnector } from 'undici';
@@ -57,14 +58,18 @@ export class PinnedPools {
 
   constructor(private readonly options: { connectTimeoutMs: number; responseTimeoutMs: number; tls?: PinnedTlsOptions }) {}
 
-  /** Runs `use` with the pool for these checked addresses, counting it as busy meanwhile. */
-  async with<T>(hostname: string, addresses: ResolvedAddress[], use: (pool: Pool) => Promise<T>): Promise<T> {
+  /**
+   * Runs `use` with the pool for these checked addresses, counting it as busy meanwhile.
+   * `onlyCa`: trust exactly this CA and no other for this pool (an `offerdesk listen` endpoint's
+   * local CA, README "Receiving webhooks on your laptop"); it is part of the pool's key.
+   */
+  async with<T>(hostname: string, addresses: ResolvedAddress[], use: (pool: Pool) => Promise<T>, onlyCa?: string): Promise<T> {
     if (this.closed) throw new Error('webhook connection pools are closed');
     this.sweep();
-    const key = poolKey(hostname, addresses);
+    const key = onlyCa === undefined ? poolKey(hostname, addresses) : `${poolKey(hostname, addresses)}|ca:${createHash('sha256').update(onlyCa).digest('hex')}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { pool: this.createPool(hostname, addresses), lastUsed: Date.now(), inFlight: 0 };
+      entry = { pool: this.createPool(hostname, addresses, onlyCa), lastUsed: Date.now(), inFlight: 0 };
       this.entries.set(key, entry);
     }
     entry.inFlight += 1;
@@ -100,10 +105,10 @@ export class PinnedPools {
     }
   }
 
-  private createPool(hostname: string, addresses: ResolvedAddress[]): Pool {
+  private createPool(hostname: string, addresses: ResolvedAddress[], onlyCa?: string): Pool {
     const dial = buildConnector({
       timeout: this.options.connectTimeoutMs,
-      ca: trustedCas(this.options.tls?.ca),
+      ca: onlyCa === undefined ? trustedCas(this.options.tls?.ca) : [onlyCa],
       // One TLS session cache per pool: sessions are resumed only with the same checked addresses.
       maxCachedSessions: MAX_CONNECTIONS_PER_ORIGIN,
     });

@@ -66,6 +66,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       startsPerMinutePerWorkspace: config.webhooks.startsPerMinutePerWorkspace,
       concurrency: config.webhooks.workerConcurrency,
       leaseMs: config.webhooks.leaseSeconds * 1000,
+      devListen: config.webhooks.devListen,
     },
     workerId: () => liveness.workerId,
   };

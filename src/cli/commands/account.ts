@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createAccount, resolveAccount } from '../../domain/accounts.js';
+import { listAccounts } from '../../domain/listings.js';
 import { MIN_PASSWORD_LENGTH, setPassword } from '../../domain/passwords.js';
 import { createSignInLink, signInLinkUrl } from '../../domain/sign-in-links.js';
 import type { CliContext } from '../context.js';
@@ -51,6 +52,17 @@ export function register(program: Command, ctx: CliContext): void {
           return { account_id: result.accountId, ended_sessions: result.endedSessions };
         },
         (r) => `password set for ${options.email}; ${r.ended_sessions} console session(s) ended`,
+      ),
+    );
+  account
+    .command('list')
+    .description('list every account: id, email, name')
+    .option('--json', 'print one JSON object')
+    .action((options: { json?: boolean }) =>
+      ctx.run(
+        options,
+        async ({ sql }) => ({ data: await listAccounts(sql) }),
+        (r) => (r.data.length === 0 ? 'no accounts' : r.data.map((a) => `${a.id}  ${a.email}  ${a.name}`).join('\n')),
       ),
     );
 }

@@ -14,6 +14,7 @@ import {
   type EndpointView,
   type ManagementDeps,
 } from '../../webhooks/management.js';
+import { pauseEndpoint, updateEndpoint } from '../../webhooks/endpoint-edit.js';
 
 /**
  * Deps for the commands that seal a new secret: a key that cannot open the stored secrets (see
@@ -112,6 +113,40 @@ export function register(program: Command, ctx: CliContext): void {
         async (env) =>
           rotateSecret(await sealingDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
         (r) => `new signing secret (shown once; the old one no longer signs): ${r.secret}`,
+      ),
+    );
+
+  endpoint
+    .command('update <id>')
+    .description('change the address and/or the event types; the secret stays')
+    .option('--url <url>', 'new https address of the receiver')
+    .option('--events <types>', 'new comma-separated webhook types')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: ActorOptions & { url?: string; events?: string }) =>
+      ctx.run(
+        options,
+        async (env) =>
+          updateEndpoint(managementDeps(env), {
+            endpointId: id,
+            actorId: await ctx.accountId(env.sql, options.as),
+            url: options.url,
+            events: options.events?.split(','),
+          }),
+        describeEndpoint,
+      ),
+    );
+
+  endpoint
+    .command('pause <id>')
+    .description('pause an endpoint: open deliveries are cancelled, events until "resume" are not delivered')
+    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, options: ActorOptions) =>
+      ctx.run(
+        options,
+        async (env) => pauseEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        (r) => `${describeEndpoint(r)}\n  ${r.cancelled_deliveries} open deliveries cancelled`,
       ),
     );
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { MANAGER_ROLES, requireRole } from '../../domain/accounts.js';
+import { API_KEY_PREFIX } from '../../domain/api-key-format.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
 import { parseIsoTime, type CliContext } from '../context.js';
 
@@ -41,13 +42,15 @@ export function register(program: Command, ctx: CliContext): void {
             const accountId = await ctx.accountId(sql, options.as);
             await requireRole(sql, { workspaceId: options.workspace, accountId, roles: MANAGER_ROLES });
           }
-          return { data: await listApiKeys(sql, options.workspace, clock) };
+          // What of a key may be shown: the fixed prefix and the stored last four characters.
+          const keys = await listApiKeys(sql, options.workspace, clock);
+          return { data: keys.map((k) => ({ ...k, visible: `${API_KEY_PREFIX}…${k.hint}` })) };
         },
         (r) =>
           r.data.length === 0
             ? 'no API keys'
             : r.data
-                .map((k) => `${k.id}  …${k.hint}  ${k.state.padEnd(7)}  ${k.name}${k.expires_at ? `  expires ${k.expires_at.toISOString()}` : ''}`)
+                .map((k) => `${k.id}  ${k.visible}  ${k.state.padEnd(7)}  ${k.name}${k.expires_at ? `  expires ${k.expires_at.toISOString()}` : ''}`)
                 .join('\n'),
       ),
     );

@@ -19,6 +19,8 @@ import {
   type ActionResult,
   type SectionInput,
 } from '../../domain/offer-actions.js';
+import { DEFAULT_LISTED_OFFERS, listOffers, MAX_LISTED_OFFERS } from '../../domain/listings.js';
+import { OFFER_STATUSES } from '../../domain/offer-state.js';
 import { CliError, parseIsoTime, parseWholeNumber, readJsonFile, type CliContext } from '../context.js';
 
 /**
@@ -51,6 +53,24 @@ function output(result: ActionResult & { accepted?: boolean }) {
 
 export function register(program: Command, ctx: CliContext): void {
   const offer = program.command('offer').description('offers and the product actions on them');
+
+  offer
+    .command('list')
+    .description(`a workspace's offers, newest first (at most ${MAX_LISTED_OFFERS})`)
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--status <status>', `only this status: ${OFFER_STATUSES.join(', ')}`)
+    .option('--limit <n>', `how many (default ${DEFAULT_LISTED_OFFERS})`, parseWholeNumber)
+    .option('--json', 'print one JSON object')
+    .action((options: { workspace: string; status?: string; limit?: number; json?: boolean }) =>
+      ctx.run(
+        options,
+        async ({ sql }) => ({ data: await listOffers(sql, { workspaceId: options.workspace, status: options.status, limit: options.limit }) }),
+        (r) =>
+          r.data.length === 0
+            ? 'no offers'
+            : r.data.map((o) => `${o.id}  ${o.status.padEnd(9)}  ${o.created_at.toISOString()}  ${o.title}`).join('\n'),
+      ),
+    );
 
   /** Adds `offer <name> <offerId>` running one action; prints {id, status, version, sequence}. */
   function action<O extends Common>(

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { coerceError, createLogger } from '../../log.js';
+import { coerceError, createServiceLogger } from '../../log.js';
 import { runService, type RunningService } from '../../server.js';
 
 /**
@@ -31,7 +31,7 @@ function parsePort(raw: string): number {
 
 async function serve(options: { port?: number; worker: boolean; json?: boolean }): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createServiceLogger(config);
 
   // Signals are handled from the very start: a SIGTERM during initdb or migrations must still stop
   // the embedded PostgreSQL, which runs in its own process group and would otherwise outlive us.

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/open.js';
-import { createLogger } from '../../log.js';
+import { createServiceLogger } from '../../log.js';
 import { startWorker, type RunningWorker } from '../../webhooks/worker.js';
 
 /**
@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .description('run the background jobs and webhook delivery until SIGTERM')
     .action(async () => {
       const config = loadConfig();
-      const logger = createLogger(config.logLevel, 'offerdesk-worker');
+      const logger = createServiceLogger(config, 'offerdesk-worker');
       const db = await openDatabase(config, { applicationName: 'offerdesk-worker', log: (line) => logger.info(line) });
       let worker: RunningWorker;
       try {

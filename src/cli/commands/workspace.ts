@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createWorkspace } from '../../domain/accounts.js';
+import { listWorkspaces } from '../../domain/listings.js';
 import { setOfferDomain, verifyOfferDomain, type OfferDomainView } from '../../domain/offer-domain.js';
 import { CliError, type CliContext } from '../context.js';
 
@@ -27,6 +28,25 @@ export function register(program: Command, ctx: CliContext): void {
             blockedDomainSuffixes: config.webhooks.blockedDomainSuffixes,
           }),
         (r) => `workspace ${r.id} created`,
+      ),
+    );
+  workspace
+    .command('list')
+    .description("list workspaces with their owners' emails (with --as: that account's, with its role)")
+    .option('--as <account>', 'only the workspaces of this account (id or email)')
+    .option('--json', 'print one JSON object')
+    .action((options: { as?: string; json?: boolean }) =>
+      ctx.run(
+        options,
+        async ({ sql }) => ({
+          data: await listWorkspaces(sql, { accountId: options.as === undefined ? undefined : await ctx.accountId(sql, options.as) }),
+        }),
+        (r) =>
+          r.data.length === 0
+            ? 'no workspaces'
+            : r.data
+                .map((w) => `${w.id}  ${w.name}  (${w.timezone}, ${w.currency})  owners: ${w.owners.join(', ') || '-'}${w.role ? `  role: ${w.role}` : ''}`)
+                .join('\n'),
       ),
     );
   workspace

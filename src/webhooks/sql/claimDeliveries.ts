@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
+import type { DevListenTarget } from './devListen.js';
 
 export interface ClaimedDelivery {
   id: string;
@@ -15,6 +16,8 @@ export interface ClaimedDelivery {
   body: string;
   url: string;
   secret_sealed: Buffer;
+  /** Set by claimBatch, only while development mappings are enabled: the endpoint's `listen` target. */
+  dev_listen?: DevListenTarget;
 }
 
 export interface ClaimInput {

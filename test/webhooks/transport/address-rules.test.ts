@@ -190,6 +190,30 @@ describe('endpoint address rules', () => {
   });
 });
 
+/**
+ * The most useful reason first: what the host is decides before scheme and port, because no
+ * scheme or port makes a local receiver reachable; those refusals point to `offerdesk listen`.
+ */
+const mostUsefulReason: [url: string, reason: string][] = [
+  ['https://localhost:19443/webhooks', 'host name must be public (.localhost names are internal); for a receiver on this machine run "offerdesk listen"'],
+  ['http://localhost:3000/webhooks', 'host name must be public (.localhost names are internal); for a receiver on this machine run "offerdesk listen"'],
+  ['http://hooks.internal:8080/', 'host name must be public (.internal names are internal); for a receiver on this machine run "offerdesk listen"'],
+  ['http://webhooks:3000/', 'host name must be a public domain name (no single-label names); for a receiver on this machine run "offerdesk listen"'],
+  ['http://127.0.0.1:3000/', 'IP addresses are not allowed, use a host name; for a receiver on this machine run "offerdesk listen"'],
+  ['https://[::1]:8443/', 'IP addresses are not allowed, use a host name; for a receiver on this machine run "offerdesk listen"'],
+  ['https://192.168.1.20/', 'IP addresses are not allowed, use a host name; for a receiver on this machine run "offerdesk listen"'],
+  ['https://8.8.8.8:8443/', 'IP addresses are not allowed, use a host name'],
+  ['http://api.herokuapp.com:8080/', 'host is on a blocked domain (herokuapp.com)'],
+  ['http://user@receiver.acme.io:8443/', 'address must use https'],
+  ['https://user@receiver.acme.io:8443/', 'address must not contain credentials'],
+];
+
+describe('order of the rules', () => {
+  it.each(mostUsefulReason)('refuses %s with: %s', async (url, reason) => {
+    expect(await check(url)).toEqual({ ok: false, reason });
+  });
+});
+
 describe('the development mapping', () => {
   it('sends a mapped name to its local address and port without asking DNS', async () => {
     const resolver = fakeResolver(null);
@@ -217,6 +241,9 @@ describe('the development mapping', () => {
   });
 
   it('exempts only the mapped names: another .test name is still internal', async () => {
-    expect(await check('https://api.hooks.test/')).toEqual({ ok: false, reason: 'host name must be public (.test names are internal)' });
+    expect(await check('https://api.hooks.test/')).toEqual({
+      ok: false,
+      reason: 'host name must be public (.test names are internal); for a receiver on this machine run "offerdesk listen"',
+    });
   });
 });
