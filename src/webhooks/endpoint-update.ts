@@ -9,6 +9,7 @@ import {
   type EndpointView,
   type ManagementDeps,
 } from './management.js';
+import { readDevListenTargets } from './sql/devListen.js';
 import { readEndpoint } from './sql/readEndpoint.js';
 import { updateEndpoint as updateEndpointRow } from './sql/updateEndpoint.js';
 
@@ -20,11 +21,14 @@ import { updateEndpoint as updateEndpointRow } from './sql/updateEndpoint.js';
  */
 export async function updateEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; url?: string; events?: readonly string[]; actorId: string; via?: AuditSource },
+  input: { endpointId: string; url?: string; events?: readonly string[]; actorId: string | null; via?: AuditSource },
 ): Promise<EndpointView> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
-  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `endpoint ${input.endpointId}` });
   if (input.url === undefined && input.events === undefined) throw invalidInput('change the url, the events, or both');
+  if (input.url !== undefined && (await readDevListenTargets(deps.sql, [endpoint.id])).size > 0) {
+    throw invalidInput('this endpoint belongs to "offerdesk listen"; its address cannot change (add another endpoint instead)');
+  }
   const url = input.url === undefined ? null : await requireEndpointAddress(deps, input.url);
   const eventTypes = input.events === undefined ? null : parseEventTypes(input.events);
   await deps.sql.begin(async (tx) => {

@@ -11,10 +11,13 @@ import {
   rotateSecret,
   showEndpoint,
   testEndpoint,
+  updateEndpoint,
   type EndpointView,
   type ManagementDeps,
 } from '../../webhooks/management.js';
-import { pauseEndpoint, updateEndpoint } from '../../webhooks/endpoint-edit.js';
+import { pauseEndpoint } from '../../webhooks/endpoint-edit.js';
+import { requireEndpointReader, requireWorkspaceReader } from '../../webhooks/readers.js';
+import { requireOneActor, resolveActor, type ActorOptions as ActingOptions } from '../actor.js';
 
 /**
  * Deps for the commands that seal a new secret: a key that cannot open the stored secrets (see
@@ -31,9 +34,8 @@ async function sealingDeps(env: CommandEnv): Promise<ManagementDeps> {
 interface JsonOption {
   json?: boolean;
 }
-interface ActorOptions extends JsonOption {
-  as: string;
-}
+interface ActorOptions extends JsonOption, ActingOptions {}
+const MANAGERS = 'an owner or admin';
 
 function describeEndpoint(e: EndpointView): string {
   return [
@@ -52,7 +54,9 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--workspace <id>', 'workspace ID')
     .requiredOption('--url <url>', 'https address of the receiver')
     .requiredOption('--events <types>', 'comma-separated webhook types, e.g. offer.sent,offer.accepted')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as one JSON object')
     .action((options: ActorOptions & { workspace: string; url: string; events: string }) =>
       ctx.run(
@@ -62,7 +66,7 @@ export function register(program: Command, ctx: CliContext): void {
             workspaceId: options.workspace,
             url: options.url,
             events: options.events.split(','),
-            actorId: await ctx.accountId(env.sql, options.as),
+            actorId: await resolveActor(env.sql, options),
           }),
         (r) => `endpoint ${r.id} added\nsigning secret (shown once, store it now): ${r.secret}`,
       ),
@@ -72,11 +76,17 @@ export function register(program: Command, ctx: CliContext): void {
     .command('list')
     .description("list a workspace's endpoints with state, events and failure streak")
     .requiredOption('--workspace <id>', 'workspace ID')
+    .option('--as <account>', 'act as this account (ID or email): any member')
+    .option('--operator', 'act as the operator instead of an account')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
-    .action((options: JsonOption & { workspace: string }) =>
+    .action((options: ActorOptions & { workspace: string }) =>
       ctx.run(
         options,
-        (env) => listEndpoints(managementDeps(env), { workspaceId: options.workspace }),
+        async (env) => {
+          await requireWorkspaceReader(env.sql, options.workspace, await resolveActor(env.sql, options));
+          return listEndpoints(managementDeps(env), { workspaceId: options.workspace });
+        },
         (list) => (list.length === 0 ? 'no endpoints' : list.map(describeEndpoint).join('\n')),
       ),
     );
@@ -84,20 +94,32 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('show <id>')
     .description('show one endpoint')
+    .option('--as <account>', 'act as this account (ID or email): any member')
+    .option('--operator', 'act as the operator instead of an account')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
-    .action((id: string, options: JsonOption) =>
-      ctx.run(options, (env) => showEndpoint(managementDeps(env), { endpointId: id }), describeEndpoint),
+    .action((id: string, options: ActorOptions) =>
+      ctx.run(
+        options,
+        async (env) => {
+          await requireEndpointReader(env.sql, id, await resolveActor(env.sql, options));
+          return showEndpoint(managementDeps(env), { endpointId: id });
+        },
+        describeEndpoint,
+      ),
     );
 
   endpoint
     .command('test <id>')
     .description('send a ping event to the endpoint (10 per 10 minutes)')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
-        async (env) => testEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        async (env) => testEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         (r) => `ping ${r.webhook_id} queued as delivery ${r.delivery_id} (${r.status})`,
       ),
     );
@@ -105,13 +127,15 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('rotate-secret <id>')
     .description('replace the signing secret at once; prints the new one, shown this once only')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
         async (env) =>
-          rotateSecret(await sealingDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+          rotateSecret(await sealingDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         (r) => `new signing secret (shown once; the old one no longer signs): ${r.secret}`,
       ),
     );
@@ -121,7 +145,9 @@ export function register(program: Command, ctx: CliContext): void {
     .description('change the address and/or the event types; the secret stays')
     .option('--url <url>', 'new https address of the receiver')
     .option('--events <types>', 'new comma-separated webhook types')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions & { url?: string; events?: string }) =>
       ctx.run(
@@ -129,7 +155,7 @@ export function register(program: Command, ctx: CliContext): void {
         async (env) =>
           updateEndpoint(managementDeps(env), {
             endpointId: id,
-            actorId: await ctx.accountId(env.sql, options.as),
+            actorId: await resolveActor(env.sql, options),
             url: options.url,
             events: options.events?.split(','),
           }),
@@ -140,12 +166,14 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('pause <id>')
     .description('pause an endpoint: open deliveries are cancelled, events until "resume" are not delivered')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
-        async (env) => pauseEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        async (env) => pauseEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         (r) => `${describeEndpoint(r)}\n  ${r.cancelled_deliveries} open deliveries cancelled`,
       ),
     );
@@ -153,12 +181,14 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('resume <id>')
     .description('resume a paused endpoint (events of the paused time are not delivered)')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
-        async (env) => resumeEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        async (env) => resumeEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         describeEndpoint,
       ),
     );
@@ -166,12 +196,14 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('remove <id>')
     .description('remove an endpoint; its open deliveries are cancelled')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
-        async (env) => removeEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        async (env) => removeEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         (r) =>
           `endpoint ${r.id} removed; ${r.cancelled_deliveries} open deliveries cancelled` +
           (r.dropped_events > 0 ? `; ${r.dropped_events} waiting events dropped (it was the last endpoint)` : ''),
