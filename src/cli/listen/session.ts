@@ -27,10 +27,12 @@ export interface ListenTarget {
 export async function chooseTarget(sql: Sql, options: { workspace?: string; as?: string }): Promise<ListenTarget> {
   let workspace: { id: string; name: string } | undefined;
   if (options.workspace) {
-    [workspace] = await sql<{ id: string; name: string }[]>`
+    const found = await sql<{ id: string; name: string }[]>`
       select id, name from workspaces where id::text = ${options.workspace} or lower(name) = lower(${options.workspace})
       order by created_at limit 2`;
-    if (!workspace) throw new CliError(`workspace ${options.workspace} not found (see: offerdesk workspace list)`);
+    if (found.length === 0) throw new CliError(`workspace ${options.workspace} not found (see: offerdesk workspace list)`);
+    if (found.length > 1) throw new CliError(`several workspaces are named ${options.workspace}: pass the ID (see: offerdesk workspace list)`);
+    workspace = found[0]!;
   } else {
     const all = await sql<{ id: string; name: string }[]>`select id, name from workspaces order by created_at limit 2`;
     if (all.length === 0) throw new CliError('there is no workspace yet; start the server once (npm start) or create one');
