@@ -6,7 +6,7 @@ import { resolveAccount } from '../domain/accounts.js';
  * Who a command acts as (README "The CLI is the operator's tool"). The CLI holds the database's
  * credentials, so it can do anything; every command that reads or changes a workspace's members,
  * keys, endpoints or deliveries says on whose authority it does: `--as <account>` applies that
- * account's role exactly as the console does (SPEC.md "Authentication"), `--operator` acts as the
+ * account's role exactly as the console does (console-api.yaml "Who may do what"), `--operator` acts as the
  * operator and is recorded so in the audit log. Exactly one of the two.
  */
 export interface ActorOptions {

@@ -121,7 +121,8 @@ export { addMember, removeMember } from './members.js';
 export type ActorId = string | null;
 
 /**
- * The one permission rule of the console and the CLI (SPEC.md "Authentication"): an account that is
+ * The one permission rule of the console and the CLI (console-api.yaml "Who may do what"; as in
+ * SPEC.md "Authentication" 5, another workspace's ID looks like an unknown ID): an account that is
  * not a member of the workspace gets not_found with the words of an unknown ID (`target`, the
  * workspace by default), so nobody learns which workspaces exist; a member without one of `roles`
  * gets forbidden. The operator (null) holds the database's credentials and may do anything; the

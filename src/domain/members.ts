@@ -7,7 +7,7 @@ import { requireUuid } from './validate.js';
 
 /**
  * Who belongs to a workspace, with which role: the one home of the membership rules, for the CLI
- * and the console alike (SPEC.md "Authentication": owners and admins manage, members read).
+ * and the console alike (console-api.yaml "Who may do what": owners and admins manage, members read).
  * - members cannot change memberships; an account outside the workspace gets not_found;
  * - an admin cannot make an owner, nor change or remove one;
  * - the last owner cannot be removed or demoted: someone must remain able to manage keys and endpoints.

@@ -43,7 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.run(
         options,
         async ({ sql, clock }) => {
-          // Members see the keys as in the console (SPEC.md "Authentication"); anyone else: not found.
+          // Members see the keys as in the console; anyone else: not found (SPEC.md "Authentication" 5).
           await requireRole(sql, { workspaceId: options.workspace, accountId: await resolveActor(sql, options), roles: ROLES });
           // What of a key may be shown: the fixed prefix and the stored last four characters.
           const keys = await listApiKeys(sql, options.workspace, clock);
