@@ -140,11 +140,18 @@ export async function requireRole(
     return 'operator';
   }
   const accountId = requireUuid(input.accountId, `account ${String(input.accountId)}`);
-  const [row] = await sql<{ role: Role }[]>`
-    select role from memberships where workspace_id = ${input.workspaceId}::uuid and account_id = ${accountId}::uuid`;
-  if (!row) throw notFound(target);
-  if (!input.roles.includes(row.role)) {
-    throw forbidden(`account ${accountId} is ${row.role} of workspace ${input.workspaceId}; this needs ${input.roles.join(' or ')}`);
+  const role = await membershipRole(sql, { workspaceId: input.workspaceId, accountId });
+  if (!role) throw notFound(target);
+  if (!input.roles.includes(role)) {
+    throw forbidden(`account ${accountId} is ${role} of workspace ${input.workspaceId}; this needs ${input.roles.join(' or ')}`);
   }
-  return row.role;
+  return role;
+}
+
+/** The account's role in the workspace, null when it is not a member (or an ID has the wrong form). */
+export async function membershipRole(sql: Queryable, input: { workspaceId: string; accountId: string }): Promise<Role | null> {
+  if (!isUuid(input.workspaceId) || !isUuid(input.accountId)) return null;
+  const [row] = await sql<{ role: Role }[]>`
+    select role from memberships where workspace_id = ${input.workspaceId}::uuid and account_id = ${input.accountId}::uuid`;
+  return row?.role ?? null;
 }
