@@ -125,6 +125,19 @@ describe('reads: any member and the operator; anyone else is told "not found" li
   }, 120_000);
 });
 
+describe('endpoint update and pause write their audit entries', () => {
+  it('an admin updates, the operator pauses; a member is refused and writes nothing', async () => {
+    const added = await json<{ id: string }>('endpoint', 'add', '--workspace', ws, '--url', 'https://receiver.cli-auth.io/two', '--events', 'offer.sent', '--as', who.owner);
+    const refused = await cli('endpoint', 'pause', added.id, '--as', who.member);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(await lastEntry('endpoint.paused')).toBeUndefined();
+    await json('endpoint', 'update', added.id, '--events', 'offer.accepted', '--as', who.admin);
+    await json('endpoint', 'pause', added.id, '--operator');
+    expect(await lastEntry('endpoint.updated')).toMatchObject({ actor_id: ids.admin, target_id: added.id, details: { events: ['offer.accepted'] } });
+    expect(await lastEntry('endpoint.paused')).toMatchObject({ actor_id: null, actor_label: 'operator (CLI)', target_id: added.id });
+  }, 120_000);
+});
+
 describe('member commands: the console rules, through the shared domain function', () => {
   it('add: owners add any role, admins not owners, members nothing, strangers are told not found; each change audited', async () => {
     const extra = async (tag: string) => {
