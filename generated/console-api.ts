@@ -728,7 +728,7 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
         };
         /** @enum {string} */
-        AuditAction: "signed_in" | "api_key.created" | "api_key.revoked" | "endpoint.added" | "endpoint.updated" | "endpoint.removed" | "endpoint.tested" | "endpoint.secret_rotated" | "endpoint.resumed" | "endpoint.paused" | "delivery.resent" | "delivery.resent_failed";
+        AuditAction: "signed_in" | "api_key.created" | "api_key.revoked" | "endpoint.added" | "endpoint.updated" | "endpoint.removed" | "endpoint.tested" | "endpoint.secret_rotated" | "endpoint.resumed" | "endpoint.paused" | "delivery.resent" | "delivery.resent_failed" | "member.added" | "member.role_changed" | "member.removed";
         AuditEntry: {
             id: components["schemas"]["Uuid"];
             at: components["schemas"]["Timestamp"];

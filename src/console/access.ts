@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/connect.js';
-import { MANAGER_ROLES, type Role } from '../domain/accounts.js';
-import { isUuid } from '../domain/validate.js';
+import { MANAGER_ROLES, membershipRole, type Role } from '../domain/accounts.js';
 import { refuse } from './errors.js';
 
 /**
@@ -9,11 +8,10 @@ import { refuse } from './errors.js';
  * 404 with the body of an unknown ID, so the console never tells which workspaces exist.
  */
 export async function workspaceRole(sql: Queryable, accountId: string, workspaceId: string): Promise<Role> {
-  if (!isUuid(workspaceId)) throw refuse.notFound();
-  const [row] = await sql<{ role: Role }[]>`
-    select role from memberships where workspace_id = ${workspaceId}::uuid and account_id = ${accountId}::uuid`;
-  if (!row) throw refuse.notFound();
-  return row.role;
+  // The same membership look-up as the domain's requireRole, which every change checks again.
+  const role = await membershipRole(sql, { workspaceId, accountId });
+  if (!role) throw refuse.notFound();
+  return role;
 }
 
 export async function requireReader(sql: Queryable, accountId: string, workspaceId: string): Promise<Role> {

@@ -110,60 +110,48 @@ export async function requireWorkspace(sql: Queryable, workspaceId: string): Pro
   return row;
 }
 
-function requireRoleName(role: unknown): Role {
+export function requireRoleName(role: unknown): Role {
   if (!ROLES.includes(role as Role)) throw invalidInput(`role must be one of ${ROLES.join(', ')}, got "${String(role)}"`);
   return role as Role;
 }
 
-/**
- * Adds an account to a workspace, or changes its role there. A workspace never loses its last
- * owner this way: someone must remain able to manage keys and endpoints.
- */
-export async function addMember(
-  sql: Sql,
-  clock: Clock,
-  input: { workspaceId: string; accountId: string; role: Role },
-): Promise<{ workspaceId: string; accountId: string; role: Role }> {
-  const role = requireRoleName(input.role);
-  const accountId = requireUuid(input.accountId, `account ${String(input.accountId)}`);
-  return sql.begin(async (tx) => {
-    const workspace = await requireWorkspace(tx, input.workspaceId);
-    // Serialises membership changes of one workspace, so two demotions cannot both pass the owner check.
-    await tx`select 1 from workspaces where id = ${workspace.id}::uuid for update`;
-    const [account] = await tx`select 1 from accounts where id = ${accountId}::uuid`;
-    if (!account) throw notFound(`account ${accountId}`);
-    if (role !== 'owner') {
-      const [others] = await tx<{ owners: number }[]>`
-        select count(*)::int as owners from memberships
-         where workspace_id = ${workspace.id}::uuid and role = 'owner' and account_id <> ${accountId}::uuid`;
-      const [current] = await tx<{ role: Role }[]>`
-        select role from memberships where workspace_id = ${workspace.id}::uuid and account_id = ${accountId}::uuid`;
-      if (current?.role === 'owner' && others!.owners === 0) {
-        throw invalidInput(`account ${accountId} is the last owner of workspace ${workspace.id}`);
-      }
-    }
-    await tx`
-      insert into memberships (workspace_id, account_id, role, created_at)
-      values (${workspace.id}::uuid, ${accountId}::uuid, ${role}, ${clock.now()})
-      on conflict (workspace_id, account_id) do update set role = excluded.role`;
-    return { workspaceId: workspace.id, accountId, role };
-  });
-}
+export { addMember, removeMember } from './members.js';
 
-/** Throws forbidden unless the account holds one of `roles` in the workspace. Returns its role. */
+/** Who acts: an account (the console, or the CLI with `--as`), or null for the operator (the CLI with `--operator`). */
+export type ActorId = string | null;
+
+/**
+ * The one permission rule of the console and the CLI (console-api.yaml "Who may do what"; as in
+ * SPEC.md "Authentication" 5, another workspace's ID looks like an unknown ID): an account that is
+ * not a member of the workspace gets not_found with the words of an unknown ID (`target`, the
+ * workspace by default), so nobody learns which workspaces exist; a member without one of `roles`
+ * gets forbidden. The operator (null) holds the database's credentials and may do anything; the
+ * workspace must exist. Returns the actor's role, 'operator' for the operator.
+ */
 export async function requireRole(
   sql: Queryable,
-  input: { workspaceId: string; accountId: string; roles: readonly Role[] },
-): Promise<Role> {
-  const workspaceId = requireUuid(input.workspaceId, `workspace ${String(input.workspaceId)}`);
-  const accountId = requireUuid(input.accountId, `account ${String(input.accountId)}`);
-  const [row] = await sql<{ role: Role }[]>`
-    select role from memberships where workspace_id = ${workspaceId}::uuid and account_id = ${accountId}::uuid`;
-  if (!row || !input.roles.includes(row.role)) {
-    throw forbidden(
-      `account ${accountId} ${row ? `is ${row.role}` : 'is not a member'} of workspace ${workspaceId}; ` +
-        `this needs ${input.roles.join(' or ')}`,
-    );
+  input: { workspaceId: string; accountId: ActorId; roles: readonly Role[]; target?: string },
+): Promise<Role | 'operator'> {
+  const target = input.target ?? `workspace ${String(input.workspaceId)}`;
+  if (!isUuid(input.workspaceId)) throw notFound(target);
+  if (input.accountId === null) {
+    const [ws] = await sql`select 1 from workspaces where id = ${input.workspaceId}::uuid`;
+    if (!ws) throw notFound(target);
+    return 'operator';
   }
-  return row.role;
+  const accountId = requireUuid(input.accountId, `account ${String(input.accountId)}`);
+  const role = await membershipRole(sql, { workspaceId: input.workspaceId, accountId });
+  if (!role) throw notFound(target);
+  if (!input.roles.includes(role)) {
+    throw forbidden(`account ${accountId} is ${role} of workspace ${input.workspaceId}; this needs ${input.roles.join(' or ')}`);
+  }
+  return role;
+}
+
+/** The account's role in the workspace, null when it is not a member (or an ID has the wrong form). */
+export async function membershipRole(sql: Queryable, input: { workspaceId: string; accountId: string }): Promise<Role | null> {
+  if (!isUuid(input.workspaceId) || !isUuid(input.accountId)) return null;
+  const [row] = await sql<{ role: Role }[]>`
+    select role from memberships where workspace_id = ${input.workspaceId}::uuid and account_id = ${input.accountId}::uuid`;
+  return row?.role ?? null;
 }

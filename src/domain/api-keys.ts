@@ -35,7 +35,7 @@ export interface ApiKeySummary {
 export async function createApiKey(
   sql: Sql,
   clock: Clock,
-  input: { workspaceId: string; name: string; expiresAt?: Date | null; actingAccountId: string; via?: AuditSource },
+  input: { workspaceId: string; name: string; expiresAt?: Date | null; actingAccountId: string | null; via?: AuditSource },
 ): Promise<{ id: string; key: string }> {
   const name = requireText(input.name, 'name', 1, 100);
   const now = clock.now();
@@ -85,14 +85,14 @@ export async function listApiKeys(sql: Sql, workspaceId: string, clock: Clock = 
 export async function revokeApiKey(
   sql: Sql,
   clock: Clock,
-  input: { keyId: string; actingAccountId: string; via?: AuditSource },
+  input: { keyId: string; actingAccountId: string | null; via?: AuditSource },
 ): Promise<{ id: string; revokedAt: Date }> {
   const keyId = requireUuid(input.keyId, `API key ${String(input.keyId)}`);
   return sql.begin(async (tx) => {
     const [key] = await tx<{ workspace_id: string; key_hash: Buffer; revoked_at: Date | null; name: string; key_prefix: string }[]>`
       select workspace_id, key_hash, revoked_at, name, key_prefix from api_keys where id = ${keyId}::uuid for update`;
     if (!key) throw notFound(`API key ${keyId}`);
-    await requireRole(tx, { workspaceId: key.workspace_id, accountId: input.actingAccountId, roles: MANAGER_ROLES });
+    await requireRole(tx, { workspaceId: key.workspace_id, accountId: input.actingAccountId, roles: MANAGER_ROLES, target: `API key ${keyId}` });
     if (key.revoked_at) return { id: keyId, revokedAt: key.revoked_at };
     const now = clock.now();
     await tx`update api_keys set revoked_at = ${now} where id = ${keyId}::uuid`;

@@ -21,6 +21,9 @@ export const AUDIT_ACTIONS = [
   'endpoint.paused',
   'delivery.resent',
   'delivery.resent_failed',
+  'member.added',
+  'member.role_changed',
+  'member.removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -30,7 +33,10 @@ export interface AuditSource {
   ip: string | null;
 }
 
-/** The operator's CLI: the acting account is its `--as`. The default of every domain change. */
+/**
+ * The operator's CLI: the acting account is its `--as`, or none with `--operator` (the operator
+ * acting with the database's credentials). The default of every domain change.
+ */
 export const CLI_SOURCE: AuditSource = { label: 'operator (CLI)', ip: null };
 export const CONSOLE_LABEL = 'console';
 /** The webhook engine's own changes (an endpoint paused after 5 final failures in a row). */

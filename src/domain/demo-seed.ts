@@ -32,7 +32,7 @@ export const DEMO_HISTORY_OFFERS = 800;
 /** Fixed, so every fresh demo database holds the same history. */
 export const DEMO_HISTORY_SEED = 20_261_123;
 
-/** The demo workspace's owner: the `--as` of CLI examples (README, start banner). */
+/** The demo workspace's owner: the `--as` of CLI examples (README, start banner); `serve` prints a console sign-in link for this account. */
 export const DEMO_OWNER_EMAIL = 'owner@demo-agency.example';
 
 /**

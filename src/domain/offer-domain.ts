@@ -73,7 +73,7 @@ export async function showOfferDomain(sql: Queryable, workspaceId: string): Prom
  */
 export async function setOfferDomain(
   sql: Sql,
-  input: { workspaceId: string; domain: string | null; actorId: string; blockedSuffixes?: readonly string[] },
+  input: { workspaceId: string; domain: string | null; actorId: string | null; blockedSuffixes?: readonly string[] },
 ): Promise<OfferDomainView> {
   const workspace = await requireWorkspace(sql, input.workspaceId);
   await requireRole(sql, { workspaceId: workspace.id, accountId: input.actorId, roles: DOMAIN_ROLES });
@@ -103,7 +103,7 @@ export async function setOfferDomain(
 export async function verifyOfferDomain(
   sql: Sql,
   clock: Clock,
-  input: { workspaceId: string; actorId: string; resolver?: TxtResolver },
+  input: { workspaceId: string; actorId: string | null; resolver?: TxtResolver },
 ): Promise<OfferDomainView> {
   const workspace = await requireWorkspace(sql, input.workspaceId);
   await requireRole(sql, { workspaceId: workspace.id, accountId: input.actorId, roles: DOMAIN_ROLES });

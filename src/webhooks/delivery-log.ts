@@ -126,11 +126,11 @@ export async function showDelivery(deps: ManagementDeps, input: { deliveryId: st
  */
 export async function resendDelivery(
   deps: ManagementDeps,
-  input: { deliveryId: string; actorId: string; via?: AuditSource },
+  input: { deliveryId: string; actorId: string | null; via?: AuditSource },
 ): Promise<DeliveryView> {
   const first = isUuid(input.deliveryId) ? await readDelivery(deps.sql, { deliveryId: input.deliveryId }) : null;
   if (!first) throw notFound(`delivery ${input.deliveryId}`);
-  await requireRole(deps.sql, { workspaceId: first.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  await requireRole(deps.sql, { workspaceId: first.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `delivery ${input.deliveryId}` });
   await deps.sql.begin(async (tx) => {
     const row = await readDelivery(tx, { deliveryId: first.id, forUpdate: true });
     if (!row) throw notFound(`delivery ${input.deliveryId}`);

@@ -26,10 +26,10 @@ import { updateEndpoint as updateEndpointRow } from './sql/updateEndpoint.js';
  */
 export async function updateEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; url?: string; events?: readonly string[]; actorId: string; via?: AuditSource },
+  input: { endpointId: string; url?: string; events?: readonly string[]; actorId: string | null; via?: AuditSource },
 ): Promise<EndpointView> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
-  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `endpoint ${input.endpointId}` });
   if (input.url === undefined && input.events === undefined) throw invalidInput('change the url, the events, or both');
   if (input.url !== undefined && (await readDevListenTargets(deps.sql, [endpoint.id])).size > 0) {
     throw invalidInput('this endpoint belongs to "offerdesk listen"; its address cannot change (add another endpoint instead)');
@@ -60,24 +60,31 @@ export async function updateEndpoint(
 /**
  * Paused by hand exactly as after 5 final failures (SPEC.md "Delivery, retries, pause"): open
  * deliveries are cancelled, events of the paused time are never delivered, `resume` ends it.
- * Pausing a paused endpoint changes nothing.
+ * Pausing a paused endpoint changes nothing and writes no audit entry. Owners and admins, or the
+ * operator (actor null).
  */
 export async function pauseEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string; via?: AuditSource },
+  input: { endpointId: string; actorId: string | null; via?: AuditSource },
 ): Promise<EndpointView & { cancelled_deliveries: number }> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
-  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  await requireRole(deps.sql, {
+    workspaceId: endpoint.workspace_id,
+    accountId: input.actorId,
+    roles: MANAGER_ROLES,
+    target: `endpoint ${input.endpointId}`,
+  });
   const cancelled = await deps.sql.begin(async (tx) => {
     const now = deps.clock.now();
     const result = await pauseEndpointRow(tx, { endpointId: endpoint.id, now, reason: 'manual' });
+    if (!result.paused) return 0;
     await writeAudit(tx, {
       workspaceId: endpoint.workspace_id,
       actorId: input.actorId,
       via: input.via,
       action: 'endpoint.paused',
       target: { type: 'endpoint', id: endpoint.id },
-      details: { was: endpoint.state, cancelled_deliveries: result.cancelled },
+      details: { reason: 'manual', cancelled_deliveries: result.cancelled },
       at: now,
     });
     return result.cancelled;

@@ -144,7 +144,7 @@ export async function addEndpoint(
     workspaceId: string;
     url: string;
     events: readonly string[];
-    actorId: string;
+    actorId: string | null;
     via?: AuditSource;
     /** `offerdesk listen` only: the loopback receiver this endpoint maps to (see dev-listen-rules.ts). */
     devListen?: DevListenTarget;
@@ -159,11 +159,11 @@ export async function addEndpoint(
   const workspace = await requireWorkspace(sql, input.workspaceId);
   await requireRole(sql, { workspaceId: workspace.id, accountId: input.actorId, roles: MANAGER_ROLES });
   const eventTypes = parseEventTypes(input.events);
-  const requested = typeof input.url === 'string' ? input.url.trim() : '';
-  if (input.devListen) requireDevListen(deps.config, requested);
+  const rawUrl = typeof input.url === 'string' ? input.url.trim() : '';
+  if (input.devListen) requireDevListen(deps.config, rawUrl);
   const url = await requireEndpointAddress(
-    input.devListen ? { ...deps, config: withDevListen(deps.config, requested, input.devListen) } : deps,
-    requested,
+    input.devListen ? { ...deps, config: withDevListen(deps.config, rawUrl, input.devListen) } : deps,
+    rawUrl,
   );
 
   const secret = input.devListen && input.devListenSecret ? requireSecretForm(input.devListenSecret) : generateEndpointSecret();
@@ -171,7 +171,8 @@ export async function addEndpoint(
   const endpointId = randomUUID();
   const secretSealed = sealSecret(deps.masterKey, endpointId, secret);
   const id = await sql.begin(async (tx) => {
-    await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId });
+    // The operator (no account) is bound by the per-workspace limit only.
+    await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId ?? undefined });
     const counts = await countEndpointLimits(tx, { workspaceId: workspace.id, accountId: input.actorId });
     if (counts.inWorkspace >= MAX_ENDPOINTS_PER_WORKSPACE) {
       throw limitReached(`workspace ${workspace.id} already has ${MAX_ENDPOINTS_PER_WORKSPACE} endpoints (the limit)`);
@@ -225,11 +226,11 @@ export async function showEndpoint(deps: ManagementDeps, input: { endpointId: st
  */
 export async function testEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string; via?: AuditSource },
+  input: { endpointId: string; actorId: string | null; via?: AuditSource },
 ): Promise<{ delivery_id: string; webhook_id: string; status: string }> {
   const { sql, clock } = deps;
   const endpoint = await requireEndpoint(sql, input.endpointId);
-  await requireRole(sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  await requireRole(sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `endpoint ${input.endpointId}` });
   return (await sql.begin(async (tx) => {
     // Serialises tests of this endpoint, so two at once cannot both pass the limit.
     if (!(await readEndpoint(tx, { endpointId: endpoint.id, forUpdate: true }))) throw notFound(`endpoint ${endpoint.id}`);
@@ -265,10 +266,10 @@ export async function testEndpoint(
 /** SPEC.md: "Generating a new secret invalidates the old one immediately." Shown once. */
 export async function rotateSecret(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string; via?: AuditSource },
+  input: { endpointId: string; actorId: string | null; via?: AuditSource },
 ): Promise<{ secret: string }> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
-  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `endpoint ${input.endpointId}` });
   const secret = generateEndpointSecret();
   const secretSealed = sealSecret(deps.masterKey, endpoint.id, secret);
   await deps.sql.begin(async (tx) => {
@@ -289,10 +290,10 @@ export async function rotateSecret(
 /** Active again, streak 0; events of the paused time are not delivered (SPEC.md "Events" rule 7). */
 export async function resumeEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string; via?: AuditSource },
+  input: { endpointId: string; actorId: string | null; via?: AuditSource },
 ): Promise<EndpointView> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
-  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `endpoint ${input.endpointId}` });
   await deps.sql.begin(async (tx) => {
     const now = deps.clock.now();
     if (!(await resumeEndpointRow(tx, { endpointId: endpoint.id, now }))) throw notFound(`endpoint ${input.endpointId}`);
@@ -316,10 +317,10 @@ export async function resumeEndpoint(
  */
 export async function removeEndpoint(
   deps: ManagementDeps,
-  input: { endpointId: string; actorId: string; via?: AuditSource },
+  input: { endpointId: string; actorId: string | null; via?: AuditSource },
 ): Promise<{ id: string; removed: true; cancelled_deliveries: number; dropped_events: number }> {
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
-  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES });
+  await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `endpoint ${input.endpointId}` });
   return (await deps.sql.begin(async (tx) => {
     await lockEndpointCreation(tx, { workspaceId: endpoint.workspace_id });
     const now = deps.clock.now();

@@ -35,7 +35,7 @@ export async function previewResendFailed(deps: LogDeps, input: ResendFailedInpu
 
 export async function resendFailed(
   deps: LogDeps,
-  input: ResendFailedInput & { actorId: string; via?: AuditSource },
+  input: ResendFailedInput & { actorId: string | null; via?: AuditSource },
 ): Promise<{ resent: number; skipped_limit: number }> {
   await endpointOf(deps, input);
   await requireRole(deps.sql, { workspaceId: input.workspaceId, accountId: input.actorId, roles: MANAGER_ROLES });

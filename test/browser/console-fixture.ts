@@ -133,7 +133,7 @@ async function person(world: { db: TestDatabase; clock: ManualClock }, name: str
 
 export async function addPerson(world: ConsoleWorld, name: string, role: Role): Promise<Person> {
   const p = await person(world, name);
-  await addMember(world.db.sql, world.clock, { workspaceId: world.workspaceId, accountId: p.id, role });
+  await addMember(world.db.sql, world.clock, { actorId: null, workspaceId: world.workspaceId, accountId: p.id, role });
   return p;
 }
 

@@ -62,10 +62,10 @@ describe('happy path with --json', () => {
       'workspace', 'create', '--name', 'Agency', '--timezone', 'Europe/Berlin', '--currency', 'EUR', '--owner', 'owner@agency.test',
     ]);
     workspaceId = workspace.id as string;
-    await json(['member', 'add', '--workspace', workspaceId, '--account', 'member@agency.test', '--role', 'member']);
+    await json(['member', 'add', '--workspace', workspaceId, '--account', 'member@agency.test', '--role', 'member', '--as', 'owner@agency.test']);
     const key = await json(['key', 'create', '--workspace', workspaceId, '--name', 'CRM sync', '--as', owner.id as string]);
     expect(key.key).toMatch(/^odk_live_[0-9A-Za-z]{32,}$/);
-    const list = await json(['key', 'list', '--workspace', workspaceId]);
+    const list = await json(['key', 'list', '--workspace', workspaceId, '--as', 'member@agency.test']);
     expect(JSON.stringify(list)).not.toContain(key.key as string);
 
     const pricing = join(tmpdir(), `pricing-${process.pid}.json`);
@@ -102,7 +102,7 @@ describe('bad input: exit code 2, one line on stderr, nothing on stdout, nothing
     ['a time without a zone', () => ['offer', 'withdraw', draftId, '--at', '2026-01-01T10:00:00']],
     ['a member creating a key', () => ['key', 'create', '--workspace', workspaceId, '--name', 'k', '--as', 'member@agency.test', '--json']],
     ['an unknown acting account', () => ['key', 'create', '--workspace', workspaceId, '--name', 'k', '--as', 'ghost@agency.test']],
-    ['a wrong role name', () => ['member', 'add', '--workspace', workspaceId, '--account', 'member@agency.test', '--role', 'boss']],
+    ['a wrong role name', () => ['member', 'add', '--workspace', workspaceId, '--account', 'member@agency.test', '--role', 'boss', '--operator']],
     ['an invalid transition', () => ['offer', 'withdraw', draftId, '--json']],
     ['a missing required option', () => ['account', 'create', '--name', 'X']],
     ['an unknown option', () => ['account', 'create', '--email', 'a@b.test', '--name', 'X', '--colour', 'red']],

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { request } from 'node:https';
@@ -12,8 +12,6 @@ import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
 import { exitOf, outputOf, spawnTs, tempDir } from '../runtime/helpers.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
-/** With DATABASE_URL no master key is generated: the test gives one. */
-const TEST_MASTER_KEY = randomBytes(32).toString('base64');
 
 /**
  * `offerdesk listen` end to end, every part real and in its own process where it is one in use:
@@ -36,11 +34,13 @@ let target: Server;
 const forwarded: Forwarded[] = [];
 const children: ChildProcess[] = [];
 let firstSecret = '';
+const MASTER_KEY = randomBytes(32).toString('base64');
 
 function env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ['PORT', 'HOST', 'OFFERDESK_WEBHOOK_DEV_RESOLVE', 'NODE_EXTRA_CA_CERTS', 'NODE_ENV']) delete base[name];
-  return { ...base, DATABASE_URL: db.url, OFFERDESK_DATA_DIR: data.path, OFFERDESK_DEV_LISTEN: '1', LOG_LEVEL: 'warn', OFFERDESK_MASTER_KEY: TEST_MASTER_KEY, ...extra };
+  // With DATABASE_URL set, no master key is generated: every process of the run shares this one.
+  return { ...base, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: MASTER_KEY, OFFERDESK_DATA_DIR: data.path, OFFERDESK_DEV_LISTEN: '1', LOG_LEVEL: 'warn', ...extra };
 }
 
 function start(args: string[], extra: Record<string, string | undefined> = {}) {
@@ -179,7 +179,12 @@ describe('offerdesk listen on the embedded database, with nothing exported', () 
   it('is on by default, and does not keep up an embedded server it had to start', async () => {
     const embedded = tempDir('listen-embedded');
     try {
-      const plain: Record<string, string | undefined> = { DATABASE_URL: undefined, OFFERDESK_DEV_LISTEN: undefined, OFFERDESK_DATA_DIR: embedded.path };
+      const plain: Record<string, string | undefined> = {
+        DATABASE_URL: undefined,
+        OFFERDESK_MASTER_KEY: undefined,
+        OFFERDESK_DEV_LISTEN: undefined,
+        OFFERDESK_DATA_DIR: embedded.path,
+      };
       const account = start(['account', 'create', '--email', 'dev@laptop.test', '--name', 'Dev'], plain);
       expect(await exitOf(account.child, START_TIMEOUT_MS)).toEqual({ code: 0, signal: null });
       const ws = start(['workspace', 'create', '--name', 'Laptop', '--timezone', 'UTC', '--currency', 'EUR', '--owner', 'dev@laptop.test'], plain);

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
@@ -7,11 +7,10 @@ import { addMember, createAccount, createWorkspace } from '../../src/domain/acco
 import { createOffer, sendOffer, withdrawOffer } from '../../src/domain/offer-actions.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
-/** With DATABASE_URL no master key is generated: the test gives one. */
-const TEST_MASTER_KEY = randomBytes(32).toString('base64');
 
 /** The CLI's look-ups and endpoint changes, as a real process against a fresh database. */
 
+const MASTER_KEY = randomBytes(32).toString('base64');
 let db: TestDatabase;
 let owner: { id: string };
 let other: { id: string };
@@ -30,7 +29,14 @@ function cli(...args: string[]): Promise<Run> {
       process.execPath,
       ['--import', 'tsx', 'src/cli/main.ts', ...args],
       {
-        env: { ...process.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.acme.io=127.0.0.1:9,new.acme.io=127.0.0.1:9' },
+        env: {
+          ...process.env,
+          DATABASE_URL: db.url,
+          LOG_LEVEL: 'silent',
+          // With DATABASE_URL set, sealing an endpoint's secret needs the master key (SPEC.md "Webhook endpoint management").
+          OFFERDESK_MASTER_KEY: MASTER_KEY,
+          OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.acme.io=127.0.0.1:9,new.acme.io=127.0.0.1:9',
+        },
         timeout: 60_000,
       },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -50,7 +56,7 @@ beforeAll(async () => {
   other = await createAccount(db.sql, systemClock, { email: 'max@other.test', name: 'Max Other' });
   ws = await createWorkspace(db.sql, systemClock, { name: 'Agency', timezone: 'Europe/Berlin', currency: 'EUR', ownerAccountId: owner.id });
   ws2 = await createWorkspace(db.sql, systemClock, { name: 'Other', timezone: 'UTC', currency: 'USD', ownerAccountId: other.id });
-  await addMember(db.sql, systemClock, { workspaceId: ws2.id, accountId: owner.id, role: 'member' });
+  await addMember(db.sql, systemClock, { actorId: null, workspaceId: ws2.id, accountId: owner.id, role: 'member' });
 }, 60_000);
 afterAll(async () => {
   await db.drop();
@@ -97,7 +103,7 @@ describe('look-ups', () => {
 
   it('key list shows the visible part of each key and never the key', async () => {
     const { key } = await createApiKey(db.sql, systemClock, { workspaceId: ws.id, name: 'CRM', actingAccountId: owner.id });
-    const run = await cli('key', 'list', '--workspace', ws.id);
+    const run = await cli('key', 'list', '--workspace', ws.id, '--as', 'olivia@agency.test');
     expect(run.stdout).toContain(`odk_live_…${key.slice(-4)}`);
     expect(run.stdout).not.toContain(key);
   }, 60_000);

@@ -100,7 +100,7 @@ describe("the CLI's changes in the audit log", () => {
   it('records key and endpoint changes with the --as account and "operator (CLI)"', async () => {
     const o = await owner();
     const admin = await createAccount(db.sql, systemClock, { email: `adm-${o.accountId}@agency.example`, name: 'Adm' });
-    await addMember(db.sql, systemClock, { workspaceId: o.workspaceId, accountId: admin.id, role: 'admin' });
+    await addMember(db.sql, systemClock, { actorId: null, workspaceId: o.workspaceId, accountId: admin.id, role: 'admin' });
     const key = JSON.parse((await offerdesk(['key', 'create', '--workspace', o.workspaceId, '--name', 'Cli key', '--as', o.email, '--json'])).stdout);
     await offerdesk(['key', 'revoke', key.id, '--as', admin.id]);
     const added = await offerdesk(['endpoint', 'add', '--workspace', o.workspaceId, '--url', 'https://hooks.test/cli', '--events', 'offer.sent', '--as', o.email, '--json']);

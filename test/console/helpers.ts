@@ -144,7 +144,7 @@ export async function consoleWorld(api: TestApi): Promise<ConsoleWorld> {
     [admin!, 'admin'],
     [member!, 'member'],
   ] as [Person, Role][]) {
-    await addMember(sql, clock, { workspaceId, accountId: who.id, role });
+    await addMember(sql, clock, { actorId: null, workspaceId, accountId: who.id, role });
   }
   const { id: outsiderWorkspaceId } = await createWorkspace(sql, clock, {
     name: `Elsewhere ${counter}`,

@@ -52,7 +52,7 @@ describe('limits through the console', () => {
     const path = `/workspaces/${world.workspaceId}/endpoints`;
     expect((await actor.client.call('POST', path, { body: { url: 'https://hooks.test/20', events: ['offer.sent'] } })).status).toBe(201);
     const { id: extra } = await createWorkspace(ctx.api.db.sql, ctx.api.clock, { name: 'W21', timezone: 'UTC', currency: 'EUR', ownerAccountId: world.owner.id });
-    await addMember(ctx.api.db.sql, ctx.api.clock, { workspaceId: extra, accountId: actor.id, role: 'admin' });
+    await addMember(ctx.api.db.sql, ctx.api.clock, { actorId: null, workspaceId: extra, accountId: actor.id, role: 'admin' });
     const refused = await actor.client.call('POST', `/workspaces/${extra}/endpoints`, { body: { url: 'https://hooks.test/21', events: ['offer.sent'] } });
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toMatch(/20 workspaces/);

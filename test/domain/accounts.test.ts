@@ -53,23 +53,31 @@ describe('accounts and workspaces', () => {
 
   it('the last owner cannot be demoted', async () => {
     const { workspaceId, ownerId } = await workspaceWithOwner(db.sql, clock);
-    await expect(addMember(db.sql, clock, { workspaceId, accountId: ownerId, role: 'member' })).rejects.toMatchObject({
+    await expect(addMember(db.sql, clock, { actorId: null, workspaceId, accountId: ownerId, role: 'member' })).rejects.toMatchObject({
       code: 'invalid_input',
     });
   });
 
-  it('requireRole lets owners and admins through and refuses members and strangers', async () => {
+  it('requireRole lets owners, admins and the operator through, refuses members, and answers strangers as an unknown ID', async () => {
     const { workspaceId, ownerId } = await workspaceWithOwner(db.sql, clock);
     const admin = await createAccount(db.sql, clock, { email: `admin-${workspaceId}@a.test`, name: 'Admin' });
     const member = await createAccount(db.sql, clock, { email: `member-${workspaceId}@a.test`, name: 'Member' });
     const stranger = await createAccount(db.sql, clock, { email: `stranger-${workspaceId}@a.test`, name: 'Stranger' });
-    await addMember(db.sql, clock, { workspaceId, accountId: admin.id, role: 'admin' });
-    await addMember(db.sql, clock, { workspaceId, accountId: member.id, role: 'member' });
+    await addMember(db.sql, clock, { actorId: null, workspaceId, accountId: admin.id, role: 'admin' });
+    await addMember(db.sql, clock, { actorId: null, workspaceId, accountId: member.id, role: 'member' });
     const roles = ['owner', 'admin'] as const;
     expect(await requireRole(db.sql, { workspaceId, accountId: ownerId, roles })).toBe('owner');
     expect(await requireRole(db.sql, { workspaceId, accountId: admin.id, roles })).toBe('admin');
     await expect(requireRole(db.sql, { workspaceId, accountId: member.id, roles })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(requireRole(db.sql, { workspaceId, accountId: stranger.id, roles })).rejects.toMatchObject({ code: 'forbidden' });
+    // SPEC.md "Authentication": a workspace the account is not a member of is not found, exactly like an unknown ID.
+    await expect(requireRole(db.sql, { workspaceId, accountId: stranger.id, roles })).rejects.toMatchObject({
+      code: 'not_found',
+      message: `workspace ${workspaceId} not found`,
+    });
+    expect(await requireRole(db.sql, { workspaceId, accountId: null, roles })).toBe('operator');
+    await expect(requireRole(db.sql, { workspaceId: '00000000-0000-4000-8000-000000000000', accountId: null, roles })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });
 
@@ -89,7 +97,7 @@ describe('API keys', () => {
   it('a member cannot create or revoke keys', async () => {
     const { workspaceId, ownerId } = await workspaceWithOwner(db.sql, clock);
     const member = await createAccount(db.sql, clock, { email: `m-${workspaceId}@a.test`, name: 'M' });
-    await addMember(db.sql, clock, { workspaceId, accountId: member.id, role: 'member' });
+    await addMember(db.sql, clock, { actorId: null, workspaceId, accountId: member.id, role: 'member' });
     await expect(createApiKey(db.sql, clock, { workspaceId, name: 'x', actingAccountId: member.id })).rejects.toMatchObject({
       code: 'forbidden',
     });

@@ -77,7 +77,7 @@ describe('warnings', () => {
       OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.acme.io=127.0.0.1:9',
     });
     expect(add).toMatchObject({ code: 0, stderr: '' });
-    const list = await cli(['endpoint', 'list', '--workspace', ws.id], env);
+    const list = await cli(['endpoint', 'list', '--workspace', ws.id, '--as', 'quiet@agency.test'], env);
     expect(list).toMatchObject({ code: 0, stderr: '' });
   }, 120_000);
 });

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { createAccount, resolveAccount } from '../../domain/accounts.js';
+import { listAccounts } from '../../domain/listings.js';
 import { MIN_PASSWORD_LENGTH, setPassword } from '../../domain/passwords.js';
 import { createSignInLink, signInLinkUrl } from '../../domain/sign-in-links.js';
-import { listAccounts } from '../../domain/listings.js';
 import type { CliContext } from '../context.js';
 import { readSecretLine } from '../read-secret.js';
 

@@ -3,6 +3,8 @@ import { listDeliveries, managementDeps, resendDelivery, showDelivery, type Deli
 import { invalidInput } from '../../domain/errors.js';
 import { showEndpoint } from '../../webhooks/management.js';
 import { previewResendFailed, resendFailed } from '../../webhooks/resend-failed.js';
+import { requireDeliveryReader, requireEndpointReader } from '../../webhooks/readers.js';
+import { requireOneActor, resolveActor, type ActorOptions } from '../actor.js';
 import { parseWholeNumber, type CliContext } from '../context.js';
 
 /** `offerdesk delivery ...`: the delivery log of an endpoint. */
@@ -23,16 +25,21 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--endpoint <id>', 'endpoint ID')
     .option('--status <status>', 'only pending, sending, succeeded, failed or cancelled')
     .option('--limit <n>', 'how many (1 to 1000, default 50)', parseWholeNumber)
+    .option('--as <account>', 'act as this account (ID or email): any member')
+    .option('--operator', 'act as the operator instead of an account')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
-    .action((options: { endpoint: string; status?: string; limit?: number; json?: boolean }) =>
+    .action((options: ActorOptions & { endpoint: string; status?: string; limit?: number; json?: boolean }) =>
       ctx.run(
         options,
-        (env) =>
-          listDeliveries(managementDeps(env), {
+        async (env) => {
+          await requireEndpointReader(env.sql, options.endpoint, await resolveActor(env.sql, options));
+          return listDeliveries(managementDeps(env), {
             endpointId: options.endpoint,
             status: options.status ?? null,
             limit: options.limit,
-          }),
+          });
+        },
         (list) => (list.length === 0 ? 'no deliveries' : list.map(line).join('\n')),
       ),
     );
@@ -40,11 +47,17 @@ export function register(program: Command, ctx: CliContext): void {
   delivery
     .command('show <id>')
     .description('one delivery with every attempt: time, status code, error, duration')
+    .option('--as <account>', 'act as this account (ID or email): any member')
+    .option('--operator', 'act as the operator instead of an account')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
-    .action((id: string, options: { json?: boolean }) =>
+    .action((id: string, options: ActorOptions & { json?: boolean }) =>
       ctx.run(
         options,
-        (env) => showDelivery(managementDeps(env), { deliveryId: id }),
+        async (env) => {
+          await requireDeliveryReader(env.sql, id, await resolveActor(env.sql, options));
+          return showDelivery(managementDeps(env), { deliveryId: id });
+        },
         (d) =>
           [
             line(d),
@@ -61,13 +74,15 @@ export function register(program: Command, ctx: CliContext): void {
   delivery
     .command('resend <id>')
     .description('send a finished delivery once more (same webhook-id and body; up to 5 times)')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', 'act as this account (ID or email): an owner or admin')
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
-    .action((id: string, options: { as: string; json?: boolean }) =>
+    .action((id: string, options: ActorOptions & { json?: boolean }) =>
       ctx.run(
         options,
         async (env) =>
-          resendDelivery(managementDeps(env), { deliveryId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+          resendDelivery(managementDeps(env), { deliveryId: id, actorId: await resolveActor(env.sql, options) }),
         (d) => `delivery ${d.id} queued for one more attempt (resend ${d.resend_count} of 5)`,
       ),
     );

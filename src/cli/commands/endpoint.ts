@@ -15,6 +15,8 @@ import {
   type ManagementDeps,
 } from '../../webhooks/management.js';
 import { pauseEndpoint, updateEndpoint } from '../../webhooks/endpoint-update.js';
+import { requireEndpointReader, requireWorkspaceReader } from '../../webhooks/readers.js';
+import { requireOneActor, resolveActor, type ActorOptions as ActingOptions } from '../actor.js';
 
 /**
  * Deps for the commands that seal a new secret: a key that cannot open the stored secrets (see
@@ -31,9 +33,8 @@ async function sealingDeps(env: CommandEnv): Promise<ManagementDeps> {
 interface JsonOption {
   json?: boolean;
 }
-interface ActorOptions extends JsonOption {
-  as: string;
-}
+interface ActorOptions extends JsonOption, ActingOptions {}
+const MANAGERS = 'an owner or admin';
 
 function describeEndpoint(e: EndpointView): string {
   return [
@@ -52,7 +53,9 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--workspace <id>', 'workspace ID')
     .requiredOption('--url <url>', 'https address of the receiver')
     .requiredOption('--events <types>', 'comma-separated webhook types, e.g. offer.sent,offer.accepted')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as one JSON object')
     .action((options: ActorOptions & { workspace: string; url: string; events: string }) =>
       ctx.run(
@@ -62,7 +65,7 @@ export function register(program: Command, ctx: CliContext): void {
             workspaceId: options.workspace,
             url: options.url,
             events: options.events.split(','),
-            actorId: await ctx.accountId(env.sql, options.as),
+            actorId: await resolveActor(env.sql, options),
           }),
         (r) => `endpoint ${r.id} added\nsigning secret (shown once, store it now): ${r.secret}`,
       ),
@@ -72,11 +75,17 @@ export function register(program: Command, ctx: CliContext): void {
     .command('list')
     .description("list a workspace's endpoints with state, events and failure streak")
     .requiredOption('--workspace <id>', 'workspace ID')
+    .option('--as <account>', 'act as this account (ID or email): any member')
+    .option('--operator', 'act as the operator instead of an account')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
-    .action((options: JsonOption & { workspace: string }) =>
+    .action((options: ActorOptions & { workspace: string }) =>
       ctx.run(
         options,
-        (env) => listEndpoints(managementDeps(env), { workspaceId: options.workspace }),
+        async (env) => {
+          await requireWorkspaceReader(env.sql, options.workspace, await resolveActor(env.sql, options));
+          return listEndpoints(managementDeps(env), { workspaceId: options.workspace });
+        },
         (list) => (list.length === 0 ? 'no endpoints' : list.map(describeEndpoint).join('\n')),
       ),
     );
@@ -84,9 +93,19 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('show <id>')
     .description('show one endpoint')
+    .option('--as <account>', 'act as this account (ID or email): any member')
+    .option('--operator', 'act as the operator instead of an account')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
-    .action((id: string, options: JsonOption) =>
-      ctx.run(options, (env) => showEndpoint(managementDeps(env), { endpointId: id }), describeEndpoint),
+    .action((id: string, options: ActorOptions) =>
+      ctx.run(
+        options,
+        async (env) => {
+          await requireEndpointReader(env.sql, id, await resolveActor(env.sql, options));
+          return showEndpoint(managementDeps(env), { endpointId: id });
+        },
+        describeEndpoint,
+      ),
     );
 
   endpoint
@@ -94,7 +113,9 @@ export function register(program: Command, ctx: CliContext): void {
     .description('change the address and/or the event types (a new address is checked like a new endpoint)')
     .option('--url <url>', 'new https address of the receiver')
     .option('--events <types>', 'new comma-separated webhook types, e.g. offer.sent,offer.accepted')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions & { url?: string; events?: string }) =>
       ctx.run(
@@ -104,7 +125,7 @@ export function register(program: Command, ctx: CliContext): void {
             endpointId: id,
             url: options.url,
             events: options.events?.split(','),
-            actorId: await ctx.accountId(env.sql, options.as),
+            actorId: await resolveActor(env.sql, options),
           }),
         describeEndpoint,
       ),
@@ -113,12 +134,14 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('test <id>')
     .description('send a ping event to the endpoint (10 per 10 minutes)')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
-        async (env) => testEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        async (env) => testEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         (r) => `ping ${r.webhook_id} queued as delivery ${r.delivery_id} (${r.status})`,
       ),
     );
@@ -126,13 +149,15 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('rotate-secret <id>')
     .description('replace the signing secret at once; prints the new one, shown this once only')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
         async (env) =>
-          rotateSecret(await sealingDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+          rotateSecret(await sealingDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         (r) => `new signing secret (shown once; the old one no longer signs): ${r.secret}`,
       ),
     );
@@ -140,12 +165,14 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('pause <id>')
     .description('pause an endpoint: open deliveries are cancelled, events until "resume" are not delivered')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
-        async (env) => pauseEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        async (env) => pauseEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         (r) => `${describeEndpoint(r)}\n  ${r.cancelled_deliveries} open deliveries cancelled`,
       ),
     );
@@ -153,12 +180,14 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('resume <id>')
     .description('resume a paused endpoint (events of the paused time are not delivered)')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
-        async (env) => resumeEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        async (env) => resumeEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         describeEndpoint,
       ),
     );
@@ -166,12 +195,14 @@ export function register(program: Command, ctx: CliContext): void {
   endpoint
     .command('remove <id>')
     .description('remove an endpoint; its open deliveries are cancelled')
-    .requiredOption('--as <account>', 'acting account (ID or email), an owner or admin')
+    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
+    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
+    .hook('preAction', requireOneActor)
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
         options,
-        async (env) => removeEndpoint(managementDeps(env), { endpointId: id, actorId: await ctx.accountId(env.sql, options.as) }),
+        async (env) => removeEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
         (r) =>
           `endpoint ${r.id} removed; ${r.cancelled_deliveries} open deliveries cancelled` +
           (r.dropped_events > 0 ? `; ${r.dropped_events} waiting events dropped (it was the last endpoint)` : ''),

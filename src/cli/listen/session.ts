@@ -6,8 +6,7 @@ import type { Config } from '../../config.js';
 import type { Sql } from '../../db/connect.js';
 import { resolveAccount } from '../../domain/accounts.js';
 import { devListenUrl } from '../../webhooks/dev-listen-rules.js';
-import { updateEndpoint } from '../../webhooks/endpoint-update.js';
-import { addEndpoint, managementDeps, removeEndpoint, resumeEndpoint } from '../../webhooks/management.js';
+import { addEndpoint, managementDeps, removeEndpoint, resumeEndpoint, updateEndpoint } from '../../webhooks/management.js';
 import { loadMasterKeys, openSecret } from '../../webhooks/secrets.js';
 import { findDevListenEndpoints, insertDevListen, type DevListenTarget } from '../../webhooks/sql/devListen.js';
 import { CliError } from '../context.js';
@@ -97,13 +96,14 @@ async function registerOnce(
   input: { target: ListenTarget; events: string[]; devListen: DevListenTarget },
 ): Promise<Registration> {
   const deps = managementDeps(env, { masterKey: true });
+  const keys = loadMasterKeys(env.config);
   const { workspace, actor } = input.target;
   for (const earlier of await findDevListenEndpoints(env.sql, { workspaceId: workspace.id, accountId: actor.id })) {
     // A port that still answers belongs to another listen running now: leave its endpoint alone.
     if (await answers(earlier.port)) continue;
     let secret: string;
     try {
-      secret = openSecret(loadMasterKeys(env.config), earlier.endpoint_id, earlier.secret_sealed);
+      secret = openSecret(keys, earlier.endpoint_id, earlier.secret_sealed);
     } catch {
       continue; // sealed with another master key: not ours to reuse
     }

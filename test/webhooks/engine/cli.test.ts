@@ -46,12 +46,12 @@ describe('offerdesk endpoint / delivery commands', () => {
     const { id, secret } = JSON.parse(added.stdout) as { id: string; secret: string };
     expect(secret).toMatch(/^whsec_/);
 
-    const listed = JSON.parse((await offerdesk('endpoint', 'list', '--workspace', ws.workspaceId, '--json')).stdout);
+    const listed = JSON.parse((await offerdesk('endpoint', 'list', '--workspace', ws.workspaceId, '--as', ws.ownerId, '--json')).stdout);
     expect(listed).toEqual([expect.objectContaining({ id, state: 'active', events: ['offer.sent', 'offer.accepted'], failure_streak: 0 })]);
     expect(JSON.stringify(listed)).not.toContain(secret);
 
     expect((await offerdesk('endpoint', 'test', id, '--as', ws.ownerId, '--json')).code).toBe(0);
-    const deliveries = JSON.parse((await offerdesk('delivery', 'list', '--endpoint', id, '--json')).stdout);
+    const deliveries = JSON.parse((await offerdesk('delivery', 'list', '--endpoint', id, '--as', ws.ownerId, '--json')).stdout);
     expect(deliveries).toEqual([expect.objectContaining({ type: 'ping', status: 'pending', attempt_count: 0 })]);
   }, 60_000);
 

@@ -144,7 +144,7 @@ export async function workspace(f: { sql: Sql; clock: Clock }, input: { offerDom
 export async function memberOf(f: { sql: Sql; clock: Clock }, workspaceId: string, role: 'owner' | 'admin' | 'member') {
   counter += 1;
   const account = await createAccount(f.sql, f.clock, { email: `${role}-${counter}@agency.test`, name: `A ${role}` });
-  await addMember(f.sql, f.clock, { workspaceId, accountId: account.id, role });
+  await addMember(f.sql, f.clock, { actorId: null, workspaceId, accountId: account.id, role });
   return account.id;
 }
 

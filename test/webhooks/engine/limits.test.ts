@@ -27,7 +27,7 @@ describe('SPEC.md "Webhook limits" (management and rate)', () => {
     const workspaces = [first.workspaceId];
     for (let i = 1; i <= MAX_WORKSPACES_PER_ACCOUNT; i++) {
       const ws = await workspace(f);
-      await addMember(f.sql, f.clock, { workspaceId: ws.workspaceId, accountId: actor, role: 'admin' });
+      await addMember(f.sql, f.clock, { actorId: null, workspaceId: ws.workspaceId, accountId: actor, role: 'admin' });
       workspaces.push(ws.workspaceId);
     }
     const ids: string[] = [];

@@ -18,6 +18,9 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'endpoint.paused': 'endpoint paused',
   'delivery.resent': 'resent a delivery',
   'delivery.resent_failed': 'resent failed deliveries',
+  'member.added': 'added a member',
+  'member.role_changed': "changed a member's role",
+  'member.removed': 'removed a member',
 };
 
 /** Every management change and sign-in of the workspace: who, what, when, from where. */
