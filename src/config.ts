@@ -259,16 +259,15 @@ function devResolve(raw: string | undefined): Map<string, { address: string; por
 /** scheme://host[:port], no path, query or credentials; returned without a trailing slash. */
 function publicUrl(raw: string | undefined, port: number): string {
   if (raw === undefined || raw === '') return `http://localhost:${port}`;
+  const what = `OFFERDESK_PUBLIC_URL must be the server's public base address, scheme://host[:port] without a path (e.g. https://api.example.com), got "${raw}"`;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`OFFERDESK_PUBLIC_URL must be an address such as https://offerdesk.example.com, got "${raw}"`);
+    throw new ConfigError(what);
   }
   const bare = (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash && !url.username && !url.password;
-  if (!/^https?:$/.test(url.protocol) || !bare) {
-    throw new ConfigError(`OFFERDESK_PUBLIC_URL must be http(s)://host[:port] without a path, got "${raw}"`);
-  }
+  if (!/^https?:$/.test(url.protocol) || !bare) throw new ConfigError(what);
   return url.origin;
 }
 

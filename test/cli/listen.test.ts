@@ -40,7 +40,7 @@ function env(extra: Record<string, string | undefined> = {}): Record<string, str
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ['PORT', 'HOST', 'OFFERDESK_WEBHOOK_DEV_RESOLVE', 'NODE_EXTRA_CA_CERTS', 'NODE_ENV']) delete base[name];
   // With DATABASE_URL set, no master key is generated: every process of the run shares this one.
-  return { ...base, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: MASTER_KEY, OFFERDESK_DATA_DIR: data.path, OFFERDESK_DEV_LISTEN: '1', LOG_LEVEL: 'warn', ...extra };
+  return { ...base, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: MASTER_KEY, OFFERDESK_DATA_DIR: data.path, OFFERDESK_DEV_LISTEN: '1', OFFERDESK_DEMO_SEED: '1', LOG_LEVEL: 'warn', ...extra };
 }
 
 function start(args: string[], extra: Record<string, string | undefined> = {}) {

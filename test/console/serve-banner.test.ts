@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ let service: RunningService;
 let printed = '';
 beforeAll(async () => {
   db = await freshDatabase();
-  const config = loadConfig({ DATABASE_URL: db.url, PORT: '0', OFFERDESK_DATA_DIR: mkdtempSync(join(tmpdir(), 'offerdesk-banner-')) });
+  const config = loadConfig({ DATABASE_URL: db.url, OFFERDESK_DEMO_SEED: '1', OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'), PORT: '0', OFFERDESK_DATA_DIR: mkdtempSync(join(tmpdir(), 'offerdesk-banner-')) });
   service = await runService({ config, worker: false, logger: createLogger('silent'), print: (text) => (printed += text) });
 }, 120_000);
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -23,7 +24,7 @@ describe('the demo workspace on DATABASE_URL', () => {
   async function serveOnce(env: Record<string, string>): Promise<{ printed: string; demoApiKey: string | undefined }> {
     let printed = '';
     const service = await runService({
-      config: loadConfig({ DATABASE_URL: db.url, OFFERDESK_DATA_DIR: data.path, ...env }),
+      config: loadConfig({ DATABASE_URL: db.url, OFFERDESK_DATA_DIR: data.path, OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'), ...env }),
       port: 0,
       worker: false,
       logger: createLogger('silent'),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Socket } from 'node:net';
 import { loadConfig } from '../../src/config.js';
@@ -62,6 +63,7 @@ describe('serve cuts off slow clients', () => {
         DATABASE_URL: db.url,
         OFFERDESK_DATA_DIR: data.path,
         OFFERDESK_DEMO_SEED: 'false',
+        OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
         HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
         HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
         HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),

@@ -67,7 +67,7 @@ describe('internal names', () => {
   ])('%s is refused as a .%s name, without asking DNS', async (url, suffix) => {
     asked.length = 0;
     const verdict = await checkEndpointAddress(url, { config, customOfferDomains: [], resolver });
-    expect(verdict).toEqual({ ok: false, reason: `host name must be public (.${suffix} names are internal)` });
+    expect(verdict).toEqual({ ok: false, reason: `host name must be public (.${suffix} names are internal); for a receiver on this machine run "offerdesk listen"` });
     expect(asked).toEqual([]);
   });
 
