@@ -12,10 +12,10 @@ import { exitOf, outputOf } from '../runtime/helpers.js';
 /**
  * The `receiver.mjs` of the documentation runs as saved: the first ```js block after the words
  * "Save this as `receiver.mjs`" is written to a file and started with plain `node`, then sent
- * signed, repeated and forged requests. (If the section moves into README.md, point DOC there.)
+ * signed, repeated and forged requests.
  */
 
-const DOC = 'docs/receiving-webhooks-on-your-laptop.md';
+const DOC = 'README.md';
 // Under the project, so that `standardwebhooks` resolves from its node_modules as it would from yours.
 const dir = join(projectRoot, 'node_modules', '.cache', `receiver-example-${process.pid}`);
 const secret = generateEndpointSecret();
