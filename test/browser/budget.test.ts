@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
 import { CONSOLE_JS_BUDGET_BYTES, formatKb, measureBuiltJs } from '../../web/budget.js';
-import { ensureConsoleBuilt } from './console-fixture.js';
+import { ensureConsoleBuilt } from '../support/console-build.js';
 
 describe('the built console', () => {
   it("keeps all of its JavaScript under 200 KB gzipped (the console's budget)", () => {

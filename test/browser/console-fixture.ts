@@ -1,6 +1,4 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -14,11 +12,11 @@ import { addMember, createAccount, createWorkspace, type Role } from '../../src/
 import { setPassword } from '../../src/domain/passwords.js';
 import { createSignInLink, signInLinkUrl } from '../../src/domain/sign-in-links.js';
 import { createLogger } from '../../src/log.js';
-import { projectRoot } from '../../src/paths.js';
 import { createWebhookEngine, type WebhookEngine } from '../../src/webhooks/engine.js';
 import type { ManagementDeps } from '../../src/webhooks/management.js';
 import { createWebhookSender, type WebhookSender } from '../../src/webhooks/sender.js';
 import { browserRequired, findChromium, launchChromium, MISSING_CHROMIUM } from '../support/chromium.js';
+import { ensureConsoleBuilt } from '../support/console-build.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 
@@ -92,24 +90,6 @@ export interface ConsoleWorld {
   signInLink(person: Person): Promise<string>;
   /** Fans out and attempts everything due now, as the worker would. */
   deliverDue(): Promise<void>;
-}
-
-/** Rebuilds dist/console when a source under web/ is newer than it (the tests serve the build). */
-export function ensureConsoleBuilt(): void {
-  const newest = (path: string): number => {
-    const stat = statSync(path);
-    if (!stat.isDirectory()) return stat.mtimeMs;
-    return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newest(join(path, entry))));
-  };
-  const index = join(projectRoot, 'dist', 'console', 'index.html');
-  const sources = Math.max(newest(join(projectRoot, 'web')), newest(join(projectRoot, 'generated', 'console-api.ts')));
-  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
-  const vite = join(projectRoot, 'node_modules', 'vite', 'bin', 'vite.js');
-  const result = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], {
-    cwd: projectRoot,
-    stdio: 'inherit',
-  });
-  if (result.status !== 0) throw new Error('building the console (vite build) failed');
 }
 
 async function freePort(): Promise<number> {

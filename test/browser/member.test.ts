@@ -57,13 +57,14 @@ describeInBrowser('a member in the console (Chromium)', () => {
     expect(controls.present).toBeGreaterThanOrEqual(5); // Add endpoint, Send test, Edit, Rotate secret, Remove
 
     await page.getByRole('link', { name: 'API keys' }).click();
-    await page.getByRole('row', { name: /Reporting/ }).waitFor();
+    await page.getByRole('row', { name: /Reporting/ }).getByRole('button').waitFor();
     controls = await changeControls(page);
     expect(controls.enabled).toEqual([]);
     expect(controls.present).toBe(2); // Create key, Revoke Reporting
 
     await page.goto(`${world.origin}/console/w/${world.workspaceId}/deliveries?endpoint_id=${endpoint.id}`);
     await page.getByRole('cell', { name: 'succeeded' }).waitFor();
+    await page.getByRole('form', { name: 'Resend failed deliveries' }).waitFor(); // shown once the endpoint has loaded
     controls = await changeControls(page);
     expect(controls.enabled).toEqual([]);
     expect(controls.present).toBe(1); // Preview (resend failed)
