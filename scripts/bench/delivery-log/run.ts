@@ -17,7 +17,7 @@ import { SEED_TYPES, seedDeliveryLog } from './seed.js';
  * its endpoint/offer/last-status columns and the waiting reasons), walking pages with the
  * keyset position and starting over at the end. Prints p50 / p95 / max per filter.
  *
- *   node --import tsx scripts/bench/delivery-log/run.ts [--deliveries 1000000] [--requests 200] [--reseed]
+ *   npm run bench:delivery-log -- [--deliveries 1000000] [--requests 200] [--reseed]
  */
 const { values } = parseArgs({
   options: {
