@@ -114,9 +114,11 @@ export const FAULTS: Fault[] = [
       while (performance.now() - arrivedAt > 300 && performance.now() < deadline) await sleep(20);
       const victim = world.workers.shift()!;
       await victim.kill9();
-      note(`killed ${victim.name} (pid ${victim.pid}) mid-attempt`);
+      const killedAt = performance.now();
       world.receiver.reply(() => ({ status: 200, body: 'ok' }));
       world.workers.push(await startWorkerProcess(`${victim.name}-after-kill`, world.env, `${world.workDir}/logs`));
+      // Recovery counts from here, so the row says how long after the kill that was (the lease is 12 s).
+      note(`killed ${victim.name} (pid ${victim.pid}) mid-attempt; its replacement was running ${((performance.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
     },
   },
   {
