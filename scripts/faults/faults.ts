@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { connect as connectTcp } from 'node:net';
-import { startWorkerProcess } from './children.js';
+import { startChild, startWorkerProcess } from './children.js';
 import type { World } from './world.js';
 
 /**
@@ -26,6 +27,9 @@ export interface Fault {
 export const FAULT_HOLD_MS = 3_000;
 const SLOW_CLIENTS = 20;
 const TRICKLE_EVERY_MS = 2_000;
+/** How soon a `serve` with the wrong master key must have exited, from its spawn (tsx included). */
+const WRONG_KEY_EXIT_BOUND_MS = 15_000;
+const WRONG_KEY_REASON = /^offerdesk: the master key cannot open the stored webhook secrets[^\n]*\n$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -110,9 +114,49 @@ export const FAULTS: Fault[] = [
       while (performance.now() - arrivedAt > 300 && performance.now() < deadline) await sleep(20);
       const victim = world.workers.shift()!;
       await victim.kill9();
-      note(`killed ${victim.name} (pid ${victim.pid}) mid-attempt`);
+      const killedAt = performance.now();
       world.receiver.reply(() => ({ status: 200, body: 'ok' }));
       world.workers.push(await startWorkerProcess(`${victim.name}-after-kill`, world.env, `${world.workDir}/logs`));
+      // Recovery counts from here, so the row says how long after the kill that was (the lease is 12 s).
+      note(`killed ${victim.name} (pid ${victim.pid}) mid-attempt; its replacement was running ${((performance.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+    },
+  },
+  {
+    name: 'wrong-master-key',
+    what: 'a second `serve` (with its worker) started with another OFFERDESK_MASTER_KEY against the same data',
+    non2xxAllowed: false,
+    slowestBoundMs: 1_000,
+    async inject(world, note) {
+      const wrongKey = randomBytes(32);
+      const started = performance.now();
+      const wrong = startChild('serve-wrong-key', ['serve', '--port', '0', '--json'], { ...world.env, OFFERDESK_MASTER_KEY: wrongKey.toString('base64') }, `${world.workDir}/logs`);
+      let stdout = '';
+      let stderr = '';
+      wrong.process.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      wrong.process.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      // 'close': the exit code and every byte of stderr.
+      const closed = new Promise<number | null>((resolve) => wrong.process.once('close', (code) => resolve(code)));
+      const code = await Promise.race([closed, sleep(WRONG_KEY_EXIT_BOUND_MS).then(() => 'running' as const)]);
+      const tookMs = performance.now() - started;
+      if (code === 'running') {
+        await wrong.stop();
+        throw new Error(`a serve with the wrong master key was still running after ${WRONG_KEY_EXIT_BOUND_MS / 1000} s`);
+      }
+      note(`the wrong-key serve exited ${code} after ${(tookMs / 1000).toFixed(1)} s: ${stderr.trim()}`);
+      if (code !== 2) throw new Error(`the wrong-key serve exited ${code}, not 2`);
+      if (!WRONG_KEY_REASON.test(stderr)) throw new Error(`the wrong-key serve did not say its one-line reason: ${JSON.stringify(stderr)}`);
+      // Never a key value in its output (the reason names key ids only).
+      const current = Buffer.from(String(world.env.OFFERDESK_MASTER_KEY), 'base64');
+      for (const key of [wrongKey, current]) {
+        for (const form of [key.toString('base64'), key.toString('hex')]) {
+          if (`${stdout}${stderr}`.includes(form)) throw new Error('the wrong-key serve printed a master key');
+        }
+      }
+      if (stdout.includes('base_url')) throw new Error('the wrong-key serve listened before it stopped');
+      // The running service was never touched: the same processes still serve and deliver.
+      for (const child of [world.api.child, ...world.workers]) {
+        if (child.process.exitCode !== null || child.process.signalCode !== null) throw new Error(`${child.name} is no longer running`);
+      }
     },
   },
   {
