@@ -8,6 +8,7 @@ import { createApiKey } from '../../src/domain/api-keys.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import { cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
+import { clearEndpoints } from './webhooks/setup.js';
 
 /**
  * Read API: the service (`serve --no-worker`, limits lifted, the limiter still running) against the
@@ -82,6 +83,10 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   });
   const auth = { authorization: `Bearer ${key}` };
 
+  // A reused bench database keeps the endpoints of the last webhook run, sealed under that run's
+  // master key; the service refuses to start under another key (the start check of
+  // src/webhooks/key-check.ts). The read benchmark needs no endpoint: forget them.
+  await clearEndpoints(sql);
   const [servicePort, baselinePort] = [await freePort(), await freePort()];
   const common = {
     DATABASE_URL: db.url,
