@@ -4,7 +4,7 @@ import { invalidInput } from '../../domain/errors.js';
 import { showEndpoint } from '../../webhooks/management.js';
 import { previewResendFailed, resendFailed } from '../../webhooks/resend-failed.js';
 import { requireDeliveryReader, requireEndpointReader } from '../../webhooks/readers.js';
-import { requireOneActor, resolveActor, type ActorOptions } from '../actor.js';
+import { requireOneActor, resolveActor, withActor, type ActorOptions } from '../actor.js';
 import { parseWholeNumber, type CliContext } from '../context.js';
 
 /** `offerdesk delivery ...`: the delivery log of an endpoint. */
@@ -71,12 +71,12 @@ export function register(program: Command, ctx: CliContext): void {
       ),
     );
 
-  delivery
-    .command('resend <id>')
-    .description('send a finished delivery once more (same webhook-id and body; up to 5 times)')
-    .option('--as <account>', 'act as this account (ID or email): an owner or admin')
-    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
-    .hook('preAction', requireOneActor)
+  withActor(
+    delivery
+      .command('resend <id>')
+      .description('send a finished delivery once more (same webhook-id and body; up to 5 times)'),
+    'an owner or admin',
+  )
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions & { json?: boolean }) =>
       ctx.run(

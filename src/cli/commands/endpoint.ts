@@ -16,7 +16,7 @@ import {
 } from '../../webhooks/management.js';
 import { pauseEndpoint, updateEndpoint } from '../../webhooks/endpoint-update.js';
 import { requireEndpointReader, requireWorkspaceReader } from '../../webhooks/readers.js';
-import { requireOneActor, resolveActor, type ActorOptions as ActingOptions } from '../actor.js';
+import { requireOneActor, resolveActor, withActor, type ActorOptions as ActingOptions } from '../actor.js';
 
 /**
  * Deps for the commands that seal a new secret: a key that cannot open the stored secrets (see
@@ -47,15 +47,15 @@ function describeEndpoint(e: EndpointView): string {
 export function register(program: Command, ctx: CliContext): void {
   const endpoint = program.command('endpoint').description('manage webhook endpoints (owners and admins)');
 
-  endpoint
-    .command('add')
-    .description('add an endpoint; prints its signing secret, shown this once only')
-    .requiredOption('--workspace <id>', 'workspace ID')
-    .requiredOption('--url <url>', 'https address of the receiver')
-    .requiredOption('--events <types>', 'comma-separated webhook types, e.g. offer.sent,offer.accepted')
-    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
-    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
-    .hook('preAction', requireOneActor)
+  withActor(
+    endpoint
+      .command('add')
+      .description('add an endpoint; prints its signing secret, shown this once only')
+      .requiredOption('--workspace <id>', 'workspace ID')
+      .requiredOption('--url <url>', 'https address of the receiver')
+      .requiredOption('--events <types>', 'comma-separated webhook types, e.g. offer.sent,offer.accepted'),
+    MANAGERS,
+  )
     .option('--json', 'print the result as one JSON object')
     .action((options: ActorOptions & { workspace: string; url: string; events: string }) =>
       ctx.run(
@@ -108,14 +108,14 @@ export function register(program: Command, ctx: CliContext): void {
       ),
     );
 
-  endpoint
-    .command('update <id>')
-    .description('change the address and/or the event types (a new address is checked like a new endpoint)')
-    .option('--url <url>', 'new https address of the receiver')
-    .option('--events <types>', 'new comma-separated webhook types, e.g. offer.sent,offer.accepted')
-    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
-    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
-    .hook('preAction', requireOneActor)
+  withActor(
+    endpoint
+      .command('update <id>')
+      .description('change the address and/or the event types (a new address is checked like a new endpoint)')
+      .option('--url <url>', 'new https address of the receiver')
+      .option('--events <types>', 'new comma-separated webhook types, e.g. offer.sent,offer.accepted'),
+    MANAGERS,
+  )
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions & { url?: string; events?: string }) =>
       ctx.run(
@@ -131,12 +131,12 @@ export function register(program: Command, ctx: CliContext): void {
       ),
     );
 
-  endpoint
-    .command('test <id>')
-    .description('send a ping event to the endpoint (10 per 10 minutes)')
-    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
-    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
-    .hook('preAction', requireOneActor)
+  withActor(
+    endpoint
+      .command('test <id>')
+      .description('send a ping event to the endpoint (10 per 10 minutes)'),
+    MANAGERS,
+  )
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
@@ -146,12 +146,12 @@ export function register(program: Command, ctx: CliContext): void {
       ),
     );
 
-  endpoint
-    .command('rotate-secret <id>')
-    .description('replace the signing secret at once; prints the new one, shown this once only')
-    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
-    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
-    .hook('preAction', requireOneActor)
+  withActor(
+    endpoint
+      .command('rotate-secret <id>')
+      .description('replace the signing secret at once; prints the new one, shown this once only'),
+    MANAGERS,
+  )
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
@@ -162,12 +162,12 @@ export function register(program: Command, ctx: CliContext): void {
       ),
     );
 
-  endpoint
-    .command('pause <id>')
-    .description('pause an endpoint: open deliveries are cancelled, events until "resume" are not delivered')
-    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
-    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
-    .hook('preAction', requireOneActor)
+  withActor(
+    endpoint
+      .command('pause <id>')
+      .description('pause an endpoint: open deliveries are cancelled, events until "resume" are not delivered'),
+    MANAGERS,
+  )
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
@@ -177,12 +177,12 @@ export function register(program: Command, ctx: CliContext): void {
       ),
     );
 
-  endpoint
-    .command('resume <id>')
-    .description('resume a paused endpoint (events of the paused time are not delivered)')
-    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
-    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
-    .hook('preAction', requireOneActor)
+  withActor(
+    endpoint
+      .command('resume <id>')
+      .description('resume a paused endpoint (events of the paused time are not delivered)'),
+    MANAGERS,
+  )
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
@@ -192,12 +192,12 @@ export function register(program: Command, ctx: CliContext): void {
       ),
     );
 
-  endpoint
-    .command('remove <id>')
-    .description('remove an endpoint; its open deliveries are cancelled')
-    .option('--as <account>', `act as this account (ID or email): ${MANAGERS}`)
-    .option('--operator', 'act as the operator instead of an account (recorded as "operator (CLI)" in the audit log)')
-    .hook('preAction', requireOneActor)
+  withActor(
+    endpoint
+      .command('remove <id>')
+      .description('remove an endpoint; its open deliveries are cancelled'),
+    MANAGERS,
+  )
     .option('--json', 'print the result as JSON')
     .action((id: string, options: ActorOptions) =>
       ctx.run(
