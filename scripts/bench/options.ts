@@ -45,6 +45,7 @@ const USAGE = `usage: npm run bench [-- options]
   --connections <n>     concurrent connections of the load generator (default 32)
   --events <n>          webhook events of the throughput run (default 100000)
   --profile             run the API service with --cpu-prof (profiles under bench/profiles/)
+  --database <name>     bench database on the server (default offerdesk_bench, offerdesk_bench_smoke)
   --help`;
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -58,6 +59,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       connections: { type: 'string' },
       events: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      database: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -76,12 +78,16 @@ export function parseOptions(argv: string[]): BenchOptions {
   };
 
   const smoke = values.smoke;
+  // Interpolated into CREATE/DROP DATABASE: a plain identifier only.
+  if (values.database !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) {
+    throw new Error(`--database must be a lower-case identifier\n${USAGE}`);
+  }
   return {
     smoke,
     reseed: values.reseed,
     only,
     profile: values.profile,
-    database: smoke ? 'offerdesk_bench_smoke' : 'offerdesk_bench',
+    database: values.database ?? (smoke ? 'offerdesk_bench_smoke' : 'offerdesk_bench'),
     seed: smoke
       ? { offers: 2_000, otherWorkspaces: 2, offersPerOtherWorkspace: 200, randomSeed: 1 }
       : { offers: 1_000_000, otherWorkspaces: 3, offersPerOtherWorkspace: 10_000, randomSeed: 1 },
