@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Sql, Tx } from '../db/connect.js';
-import { recordWebhookEvent, type OfferWebhookType } from '../webhooks/outbox.js';
+import { recordWebhookEvent, type OfferWebhookType } from './outbox.js';
 import { DomainError, invalidInput, invalidTransition, notFound } from './errors.js';
 import { expireLockedBatch } from './expiry.js';
 import { lockOffer, requireNotBeforeLastEntry, requireStatus, type LockedOffer, type OfferStatus } from './offer-state.js';

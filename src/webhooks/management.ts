@@ -9,7 +9,7 @@ import { isUuid } from '../domain/validate.js';
 import type { Resolver } from './address-rules.js';
 import { requireEndpointAddress } from './endpoint-address.js';
 import { pingBody } from './body.js';
-import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from './outbox.js';
+import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from '../domain/outbox.js';
 import {
   MAX_ATTEMPTS,
   MAX_ENDPOINTS_PER_WORKSPACE,

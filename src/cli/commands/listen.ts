@@ -4,7 +4,7 @@ import { openDatabase, type Database } from '../../db/open.js';
 import { coerceError } from '../../log.js';
 import { devListenUrl } from '../../webhooks/dev-listen-rules.js';
 import { parseEventTypes } from '../../webhooks/management.js';
-import { OFFER_WEBHOOK_TYPES } from '../../webhooks/outbox.js';
+import { OFFER_WEBHOOK_TYPES } from '../../domain/outbox.js';
 import { CliError, EXIT_UNEXPECTED, fail, type CliContext } from '../context.js';
 import { listenCertificates } from '../listen/certificates.js';
 import { startListenReceiver, type ListenReceiver, type ReceivedEvent } from '../listen/receiver.js';

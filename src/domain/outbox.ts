@@ -32,7 +32,8 @@ export interface OutboxEvent {
 
 /**
  * Writes the outbox row. Must be called with the transaction that changes the offer and appends
- * the timeline entry, so the three commit or roll back together (STYLE.md "SQL and data").
+ * the timeline entry, so the three commit or roll back together: nothing is sent for a rolled-back
+ * action and nothing committed is lost (SPEC.md, Webhook event types: each action emits its event).
  */
 export async function recordWebhookEvent(tx: Queryable, event: OutboxEvent): Promise<void> {
   const delay = event.type === 'offer.expired' ? EXPIRED_DISPATCH_DELAY_MS : 0;
