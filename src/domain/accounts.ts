@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Queryable, Sql } from '../db/connect.js';
+import { isUniqueViolation } from '../db/unique-violation.js';
 import { forbidden, invalidInput, notFound } from './errors.js';
 import { checkOfferDomain, offerDomainToken } from './offer-domain-rules.js';
 import {
@@ -13,8 +14,8 @@ import {
 
 /** Accounts, workspaces and who may do what in them (memberships: owner / admin / member). */
 
-export const ROLES = ['owner', 'admin', 'member'] as const;
-export type Role = (typeof ROLES)[number];
+export const MEMBERSHIP_ROLES = ['owner', 'admin', 'member'] as const;
+export type Role = (typeof MEMBERSHIP_ROLES)[number];
 /** SPEC.md "Authentication" 3 and "Webhook endpoint management": owners and admins manage keys and endpoints. */
 export const MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 
@@ -22,13 +23,6 @@ export interface Account {
   id: string;
   email: string;
   name: string;
-}
-
-const UNIQUE_VIOLATION = '23505';
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const e = error as { code?: string; constraint_name?: string };
-  return e.code === UNIQUE_VIOLATION && e.constraint_name === constraint;
 }
 
 export async function createAccount(
@@ -111,7 +105,7 @@ export async function requireWorkspace(sql: Queryable, workspaceId: string): Pro
 }
 
 export function requireRoleName(role: unknown): Role {
-  if (!ROLES.includes(role as Role)) throw invalidInput(`role must be one of ${ROLES.join(', ')}, got "${String(role)}"`);
+  if (!MEMBERSHIP_ROLES.includes(role as Role)) throw invalidInput(`role must be one of ${MEMBERSHIP_ROLES.join(', ')}, got "${String(role)}"`);
   return role as Role;
 }
 
