@@ -12,7 +12,7 @@ import { chooseTarget, register as registerEndpoint, unregister, type Registrati
 
 /**
  * `offerdesk listen`: receive the workspace's webhooks on this machine, the way `stripe listen`
- * does (README "Receiving webhooks on your laptop"). An HTTPS receiver on loopback with a
+ * does (docs/receiving-webhooks-on-your-laptop.md). An HTTPS receiver on loopback with a
  * certificate from a local CA, an endpoint that maps to it (recorded for the server's worker in
  * dev_listen_endpoints), one line per request, and the endpoint removed again on Ctrl-C.
  */
