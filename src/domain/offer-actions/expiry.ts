@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Sql } from '../../db/connect.js';
-import { DomainError, invalidTransition } from '../errors.js';
+import { invalidTransition } from '../errors.js';
 import { expireLockedBatch } from '../expiry.js';
 import { requireStatus } from '../offer-state.js';
 import { onOffer, result, type ActionResult, type AtInput } from './common.js';
@@ -17,7 +17,7 @@ export async function expireOffer(sql: Sql, clock: Clock, input: AtInput): Promi
       throw invalidTransition(`cannot expire offer ${offer.id}: its deadline ${offer.expiresAt!.toISOString()} has not passed`);
     }
     requireStatus(offer, at, ['expired'], 'expire');
-    if (offer.status !== 'sent') throw new DomainError('invalid_transition', `offer ${offer.id} is already expired`);
+    if (offer.status !== 'sent') throw invalidTransition(`offer ${offer.id} is already expired`);
     const [expired] = await expireLockedBatch(tx, clock, { offerId: offer.id, now: at, limit: 1 });
     return result(offer, 'expired', offer.version, expired!.sequence);
   });
