@@ -30,10 +30,4 @@ export type SuccessBody<Op extends keyof operations> = operations[Op]['responses
   ? Body
   : never;
 
-/**
- * A list of values that must name every member of a union from the document, and nothing else:
- * `exhaustive<OfferStatus>()(['draft', ...])` fails the typecheck when openapi.yaml adds a status.
- */
-export function exhaustive<T extends string>() {
-  return <const L extends readonly T[]>(list: L & ([T] extends [L[number]] ? unknown : { missing: Exclude<T, L[number]> })) => list;
-}
+export { exhaustive } from './exhaustive.js';

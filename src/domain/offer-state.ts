@@ -1,4 +1,5 @@
-import { exhaustive, type OfferStatus } from '../contract.js';
+import type { OfferStatus } from '../contract.js';
+import { exhaustive } from '../exhaustive.js';
 import type { Tx } from '../db/connect.js';
 import { invalidInput, invalidTransition, notFound } from './errors.js';
 

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 import { MINUTE } from '../clock.js';
-import { exhaustive, type OfferWebhookEventType } from '../contract.js';
+import type { OfferWebhookEventType } from '../contract.js';
+import { exhaustive } from '../exhaustive.js';
 
 /**
  * Webhook event types of SPEC.md "Webhook event types" that product actions emit (ping is sent by
