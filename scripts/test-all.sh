@@ -25,6 +25,7 @@ else
 fi
 
 step "Typecheck (tsc)" npm run --silent typecheck
+step "Layers (dependency-cruiser: no import up a layer or in a circle)" npm run --silent check:layers
 step "Unit, integration and runtime tests (vitest)" npx vitest run
 
 # Contract gates (issue 4): spec lint and drift, Schemathesis, Prism, webhooks against the contract.
