@@ -1,7 +1,8 @@
 /**
  * The wire types of the API and the webhooks, taken from `generated/openapi.ts` (what
  * `npm run generate` derives from openapi.yaml), never written again by hand: a change to the
- * document that the code does not follow fails the typecheck (STYLE.md "The shape of the house").
+ * document that the code does not follow fails the typecheck (SPEC.md, Versioning: names and
+ * meanings of existing fields do not change).
  */
 import type { components, operations } from '../generated/openapi.js';
 
