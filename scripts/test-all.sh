@@ -25,9 +25,10 @@ else
 fi
 
 step "Typecheck (tsc)" npm run --silent typecheck
+step "Layers (dependency-cruiser: no import up a layer or in a circle)" npm run --silent check:layers
 step "Unit, integration and runtime tests (vitest)" npx vitest run
 
-# Contract gates (issue 4): spec lint and drift, Schemathesis, Prism, webhooks against the contract.
+# Contract gates (docs/contract.md): spec lint and drift, Schemathesis, Prism, webhooks against the contract.
 step "Contract gates (contract-tests/run.sh)" bash contract-tests/run.sh
 
 printf '\n\033[1;32mAll tests passed (%ss).\033[0m\n' "$((SECONDS - started_all))"

@@ -1,7 +1,8 @@
 /**
  * The wire types of the API and the webhooks, taken from `generated/openapi.ts` (what
  * `npm run generate` derives from openapi.yaml), never written again by hand: a change to the
- * document that the code does not follow fails the typecheck (STYLE.md "The shape of the house").
+ * document that the code does not follow fails the typecheck (SPEC.md, Versioning: names and
+ * meanings of existing fields do not change).
  */
 import type { components, operations } from '../generated/openapi.js';
 
@@ -30,10 +31,4 @@ export type SuccessBody<Op extends keyof operations> = operations[Op]['responses
   ? Body
   : never;
 
-/**
- * A list of values that must name every member of a union from the document, and nothing else:
- * `exhaustive<OfferStatus>()(['draft', ...])` fails the typecheck when openapi.yaml adds a status.
- */
-export function exhaustive<T extends string>() {
-  return <const L extends readonly T[]>(list: L & ([T] extends [L[number]] ? unknown : { missing: Exclude<T, L[number]> })) => list;
-}
+export { exhaustive } from './exhaustive.js';

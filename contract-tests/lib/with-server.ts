@@ -35,7 +35,7 @@ import { createApiKey } from '../../src/domain/api-keys.js';
 import { setPassword } from '../../src/domain/passwords.js';
 import { addEndpoint } from '../../src/webhooks/management.js';
 import { OFFER_STATUSES } from '../../src/domain/offer-state.js';
-import { seedOffers } from '../../src/domain/seed.js';
+import { seedOffers } from '../../src/seed/seed.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const REPORTS = join(ROOT, 'contract-tests', 'reports');

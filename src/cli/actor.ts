@@ -3,7 +3,7 @@ import type { Sql } from '../db/connect.js';
 import { resolveAccount } from '../domain/accounts.js';
 
 /**
- * Who a command acts as (README "The CLI is the operator's tool"). The CLI holds the database's
+ * Who a command acts as (README.md, CLI reference: the operator's tool). The CLI holds the database's
  * credentials, so it can do anything; every command that reads or changes a workspace's members,
  * keys, endpoints or deliveries says on whose authority it does: `--as <account>` applies that
  * account's role exactly as the console does (console-api.yaml "Who may do what"), `--operator` acts as the

@@ -81,7 +81,8 @@ function isRefusal(error: Error): boolean {
 export function fail(thrown: unknown): void {
   const error = coerceError(thrown);
   process.stderr.write(`offerdesk: ${oneLine(error.message) || error.name}\n`);
-  process.exitCode = isRefusal(error) ? EXIT_BAD_INPUT : EXIT_UNEXPECTED;
+  // A domain refusal's exit code is its code's own (domain/errors.ts DOMAIN_ERRORS).
+  process.exitCode = error instanceof DomainError ? error.cliExit : isRefusal(error) ? EXIT_BAD_INPUT : EXIT_UNEXPECTED;
 }
 
 function oneLine(text: string): string {

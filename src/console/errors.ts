@@ -60,17 +60,19 @@ export function sendConsoleError(res: Response, status: number, code: ConsoleErr
 export function answerError(res: Response, error: unknown, param?: string): void {
   if (error instanceof ConsoleRefusal) return sendConsoleError(res, error.status, error.code, error.message, error.param);
   if (error instanceof DomainError) {
+    // The status is the code's own (domain/errors.ts DOMAIN_ERRORS); the body's code is its kind.
+    const status = error.httpStatus;
     switch (error.code) {
       // The domain names the unknown thing; the console answers the one body for every 404.
       case 'not_found':
-        return sendConsoleError(res, 404, 'not_found', CONSOLE_MESSAGES.not_found);
+        return sendConsoleError(res, status, 'not_found', CONSOLE_MESSAGES.not_found);
       case 'forbidden':
-        return sendConsoleError(res, 403, 'forbidden', CONSOLE_MESSAGES.forbidden_role);
+        return sendConsoleError(res, status, 'forbidden', CONSOLE_MESSAGES.forbidden_role);
       case 'limit_reached':
-        return sendConsoleError(res, 409, 'limit_reached', sentence(error.message));
+        return sendConsoleError(res, status, 'limit_reached', sentence(error.message));
       case 'invalid_input':
       case 'invalid_transition':
-        return sendConsoleError(res, 400, 'invalid_request', sentence(error.message), param);
+        return sendConsoleError(res, status, 'invalid_request', sentence(error.message), param);
     }
   }
   throw error;

@@ -11,14 +11,10 @@ import { requireText, requireTimestamp, requireUuid } from './validate.js';
  * optional expiry, shown exactly once, revocable. Only hashApiKey(key), a four-character hint and
  * the visible prefix are stored. Creation and revocation are audited in their own transaction
  * (`via`: the console, or by default the operator's CLI).
+ *
+ * Revocation is exact without telling anyone: every API request reads the key row
+ * (api/admission/api-key-lookup.ts), so the next request after the commit is refused.
  */
-
-/**
- * Revocation "takes effect at once, also across several API processes" (issue #2): a process
- * that caches key lookups LISTENs here and drops the key whose hash (hex) arrives. The NOTIFY is
- * sent by the revoking transaction, so it arrives only if the revocation committed.
- */
-export const API_KEY_REVOKED_CHANNEL = 'offerdesk_api_key_revoked';
 
 export type ApiKeyState = 'active' | 'expired' | 'revoked';
 
@@ -89,14 +85,13 @@ export async function revokeApiKey(
 ): Promise<{ id: string; revokedAt: Date }> {
   const keyId = requireUuid(input.keyId, `API key ${String(input.keyId)}`);
   return sql.begin(async (tx) => {
-    const [key] = await tx<{ workspace_id: string; key_hash: Buffer; revoked_at: Date | null; name: string; key_prefix: string }[]>`
-      select workspace_id, key_hash, revoked_at, name, key_prefix from api_keys where id = ${keyId}::uuid for update`;
+    const [key] = await tx<{ workspace_id: string; revoked_at: Date | null; name: string; key_prefix: string }[]>`
+      select workspace_id, revoked_at, name, key_prefix from api_keys where id = ${keyId}::uuid for update`;
     if (!key) throw notFound(`API key ${keyId}`);
     await requireRole(tx, { workspaceId: key.workspace_id, accountId: input.actingAccountId, roles: MANAGER_ROLES, target: `API key ${keyId}` });
     if (key.revoked_at) return { id: keyId, revokedAt: key.revoked_at };
     const now = clock.now();
     await tx`update api_keys set revoked_at = ${now} where id = ${keyId}::uuid`;
-    await tx`select pg_notify(${API_KEY_REVOKED_CHANNEL}, ${key.key_hash.toString('hex')})`;
     await writeAudit(tx, {
       workspaceId: key.workspace_id,
       actorId: input.actingAccountId,

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Sql, Tx } from '../db/connect.js';
-import { recordWebhookEvent } from '../webhooks/outbox.js';
+import { recordWebhookEvent } from './outbox.js';
 
 /**
  * SPEC.md "States and transitions": sent → expired when "expires_at reached"; expired_at is set

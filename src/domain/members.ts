@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Sql } from '../db/connect.js';
-import { MANAGER_ROLES, requireRole, requireRoleName, requireWorkspace, type ActorId, type Role } from './accounts.js';
+import { MANAGER_ROLES, requireRole, requireRoleName, requireWorkspace, type ActorId, type Role } from './permissions.js';
 import { writeAudit, type AuditSource } from './audit.js';
 import { forbidden, invalidInput, notFound } from './errors.js';
 import { requireUuid } from './validate.js';

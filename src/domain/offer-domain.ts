@@ -1,6 +1,7 @@
 import { Resolver as DnsResolver } from 'node:dns/promises';
 import type { Clock } from '../clock.js';
 import type { Queryable, Sql } from '../db/connect.js';
+import { isUniqueViolation } from '../db/unique-violation.js';
 import { requireRole, requireWorkspace } from './accounts.js';
 import { invalidInput } from './errors.js';
 import { checkOfferDomain, offerDomainToken } from './offer-domain-rules.js';
@@ -87,8 +88,7 @@ export async function setOfferDomain(
              offer_domain = ${domain}
        where id = ${workspace.id}::uuid`;
   } catch (error) {
-    const failure = error as { code?: string; constraint_name?: string };
-    if (failure.code === '23505' && failure.constraint_name === 'workspaces_offer_domain_key') {
+    if (isUniqueViolation(error, 'workspaces_offer_domain_key')) {
       throw invalidInput(`offer domain ${domain} is already used by another workspace`);
     }
     throw error;

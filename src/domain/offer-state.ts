@@ -1,4 +1,5 @@
-import { exhaustive, type OfferStatus } from '../contract.js';
+import type { OfferStatus } from '../contract.js';
+import { exhaustive } from '../exhaustive.js';
 import type { Tx } from '../db/connect.js';
 import { invalidInput, invalidTransition, notFound } from './errors.js';
 
@@ -58,7 +59,10 @@ export async function lockOffer(tx: Tx, offerId: string): Promise<LockedOffer> {
   };
 }
 
-/** Issue #2 "--at": it "must not go back before the offer's last timeline entry". */
+/**
+ * An action recorded in the past (`at`, the CLI's `--at`) must not go back before the offer's last
+ * timeline entry: the timeline is in time order (SPEC.md, Offer event (timeline entry)).
+ */
 export function requireNotBeforeLastEntry(offer: LockedOffer, at: Date): void {
   if (offer.lastOccurredAt && at.getTime() < offer.lastOccurredAt.getTime()) {
     throw invalidInput(

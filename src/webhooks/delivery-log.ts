@@ -1,6 +1,6 @@
 import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
 import { writeAudit, type AuditSource } from '../domain/audit.js';
-import { invalidInput, invalidTransition, limitReached, notFound } from '../domain/errors.js';
+import { domainError, invalidInput, invalidTransition, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
 import type { ManagementDeps } from './management.js';
 import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from './policy.js';
@@ -138,7 +138,7 @@ export async function resendDelivery(
       throw invalidTransition(`delivery ${row.id} is still ${row.status}; only a finished delivery can be resent`);
     }
     if (row.resend_count >= MAX_RESENDS) {
-      throw limitReached(`delivery ${row.id} was already resent ${MAX_RESENDS} times (the limit)`);
+      throw domainError('OD_ERR_RESENDS_PER_DELIVERY', row.id, MAX_RESENDS);
     }
     const endpoint = await readEndpoint(tx, { endpointId: row.endpoint_id });
     if (!endpoint) throw invalidTransition(`the endpoint of delivery ${row.id} was removed`);

@@ -4,7 +4,7 @@ import { invalidInput } from '../domain/errors.js';
 import { normaliseHostname } from './address-rules.js';
 
 /**
- * `offerdesk listen` (README "Receiving webhooks on your laptop") registers an endpoint under one
+ * `offerdesk listen` (docs/receiving-webhooks-on-your-laptop.md) registers an endpoint under one
  * fixed internal name that a worker maps to the receiver's loopback port, only while development
  * mappings are enabled (config webhooks.devListen). Without the mapping the name is an internal
  * one (.localhost), which SPEC.md "Webhook endpoint management" refuses: a listen endpoint can

@@ -55,7 +55,7 @@ export async function claimBatch(deps: EngineDeps, slots: number): Promise<Claim
 /**
  * One attempt of a claimed delivery, then its consequence. A delivery counts toward the
  * endpoint's failure streak only when it is an event on its original schedule: tests (ping) and
- * resends neither extend nor reset the streak (README "Resending a delivery").
+ * resends neither extend nor reset the streak (docs/delivery-log.md, Resending).
  */
 export async function attemptDelivery(
   deps: EngineDeps,

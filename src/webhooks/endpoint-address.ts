@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { DOMAIN_ERRORS, DomainError } from '../domain/errors.js';
 import { checkEndpointAddress, MAX_URL_LENGTH, normaliseEndpointUrl } from './address-rules.js';
 import type { ManagementDeps } from './management.js';
 import { readOfferDomains } from './sql/readOfferDomains.js';
@@ -6,7 +6,7 @@ import { readOfferDomains } from './sql/readOfferDomains.js';
 /** An endpoint address refused by a rule; `reason` is the rule's own words (the console shows it at the field). */
 export class AddressRefused extends DomainError {
   constructor(readonly reason: string) {
-    super('invalid_input', `endpoint address refused: ${reason}`);
+    super('OD_ERR_ENDPOINT_ADDRESS', DOMAIN_ERRORS.OD_ERR_ENDPOINT_ADDRESS.message(reason));
   }
 }
 

@@ -4,12 +4,12 @@ import type { Config, WebhookConfig } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { MANAGER_ROLES, requireRole, requireWorkspace } from '../domain/accounts.js';
 import { writeAudit, type AuditSource } from '../domain/audit.js';
-import { DomainError, invalidInput, limitReached, notFound } from '../domain/errors.js';
+import { DomainError, domainError, invalidInput, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
 import type { Resolver } from './address-rules.js';
 import { requireEndpointAddress } from './endpoint-address.js';
 import { pingBody } from './body.js';
-import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from './outbox.js';
+import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from '../domain/outbox.js';
 import {
   MAX_ATTEMPTS,
   MAX_ENDPOINTS_PER_WORKSPACE,
@@ -175,12 +175,10 @@ export async function addEndpoint(
     await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId ?? undefined });
     const counts = await countEndpointLimits(tx, { workspaceId: workspace.id, accountId: input.actorId });
     if (counts.inWorkspace >= MAX_ENDPOINTS_PER_WORKSPACE) {
-      throw limitReached(`workspace ${workspace.id} already has ${MAX_ENDPOINTS_PER_WORKSPACE} endpoints (the limit)`);
+      throw domainError('OD_ERR_ENDPOINTS_PER_WORKSPACE', workspace.id, MAX_ENDPOINTS_PER_WORKSPACE);
     }
     if (!counts.accountHasEndpointHere && counts.workspacesOfAccount >= MAX_WORKSPACES_PER_ACCOUNT) {
-      throw limitReached(
-        `account ${input.actorId} already has endpoints in ${MAX_WORKSPACES_PER_ACCOUNT} workspaces (the limit; paused endpoints count)`,
-      );
+      throw domainError('OD_ERR_WORKSPACES_PER_ACCOUNT', input.actorId, MAX_WORKSPACES_PER_ACCOUNT);
     }
     const now = clock.now();
     const row = await insertEndpoint(tx, {
@@ -237,9 +235,7 @@ export async function testEndpoint(
     const now = clock.now();
     const recent = await countRecentTests(tx, { endpointId: endpoint.id, since: new Date(now.getTime() - TEST_EVENT_WINDOW_MS) });
     if (recent >= MAX_TEST_EVENTS_PER_WINDOW) {
-      throw limitReached(
-        `endpoint ${endpoint.id} has had ${MAX_TEST_EVENTS_PER_WINDOW} tests in the last ${TEST_EVENT_WINDOW_MS / 60_000} minutes (the limit); try again later`,
-      );
+      throw domainError('OD_ERR_TEST_EVENTS', endpoint.id, MAX_TEST_EVENTS_PER_WINDOW, TEST_EVENT_WINDOW_MS / 60_000);
     }
     const id = randomUUID();
     await insertMessages(tx, [{ id, workspaceId: endpoint.workspace_id, type: 'ping', body: pingBody({ id, at: now }).text }], now);

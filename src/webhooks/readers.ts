@@ -1,4 +1,4 @@
-import { ROLES, requireRole, type ActorId } from '../domain/accounts.js';
+import { MEMBERSHIP_ROLES, requireRole, type ActorId } from '../domain/accounts.js';
 import { notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
 import { requireEndpoint } from './management.js';
@@ -11,7 +11,7 @@ import { readDelivery } from './sql/readDelivery.js';
  */
 
 export async function requireWorkspaceReader(sql: Parameters<typeof requireRole>[0], workspaceId: string, actorId: ActorId): Promise<void> {
-  await requireRole(sql, { workspaceId, accountId: actorId, roles: ROLES });
+  await requireRole(sql, { workspaceId, accountId: actorId, roles: MEMBERSHIP_ROLES });
 }
 
 export async function requireEndpointReader(
@@ -20,7 +20,7 @@ export async function requireEndpointReader(
   actorId: ActorId,
 ): Promise<void> {
   const endpoint = await requireEndpoint(sql, endpointId);
-  await requireRole(sql, { workspaceId: endpoint.workspace_id, accountId: actorId, roles: ROLES, target: `endpoint ${endpointId}` });
+  await requireRole(sql, { workspaceId: endpoint.workspace_id, accountId: actorId, roles: MEMBERSHIP_ROLES, target: `endpoint ${endpointId}` });
 }
 
 export async function requireDeliveryReader(
@@ -30,5 +30,5 @@ export async function requireDeliveryReader(
 ): Promise<void> {
   const row = isUuid(deliveryId) ? await readDelivery(sql, { deliveryId }) : null;
   if (!row) throw notFound(`delivery ${deliveryId}`);
-  await requireRole(sql, { workspaceId: row.workspace_id, accountId: actorId, roles: ROLES, target: `delivery ${deliveryId}` });
+  await requireRole(sql, { workspaceId: row.workspace_id, accountId: actorId, roles: MEMBERSHIP_ROLES, target: `delivery ${deliveryId}` });
 }

@@ -1,6 +1,6 @@
 import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
 import { writeAudit, type AuditSource } from '../domain/audit.js';
-import { invalidTransition, limitReached, notFound } from '../domain/errors.js';
+import { domainError, invalidTransition, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
 import { checkLogTime, type LogDeps } from './log-page.js';
 import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from './policy.js';
@@ -47,9 +47,7 @@ export async function resendFailed(
     const counts = await countFailedSince(tx, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS });
     const room = MAX_OPEN_DELIVERIES_PER_ENDPOINT - (await countOpenDeliveries(tx, { endpointId: endpoint.id }));
     if (counts.resendable > room) {
-      throw limitReached(
-        `${counts.resendable} failed deliveries would be resent but endpoint ${endpoint.id} has room for ${Math.max(0, room)} more open deliveries (at most ${MAX_OPEN_DELIVERIES_PER_ENDPOINT}); choose a later time or wait`,
-      );
+      throw domainError('OD_ERR_OPEN_DELIVERIES_PER_ENDPOINT', counts.resendable, endpoint.id, Math.max(0, room), MAX_OPEN_DELIVERIES_PER_ENDPOINT);
     }
     const now = deps.clock.now();
     const resent = await resendFailedSince(tx, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS, now });

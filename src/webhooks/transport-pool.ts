@@ -61,7 +61,7 @@ export class PinnedPools {
   /**
    * Runs `use` with the pool for these checked addresses, counting it as busy meanwhile.
    * `onlyCa`: trust exactly this CA and no other for this pool (an `offerdesk listen` endpoint's
-   * local CA, README "Receiving webhooks on your laptop"); it is part of the pool's key.
+   * local CA, docs/receiving-webhooks-on-your-laptop.md); it is part of the pool's key.
    */
   async with<T>(hostname: string, addresses: ResolvedAddress[], use: (pool: Pool) => Promise<T>, onlyCa?: string): Promise<T> {
     if (this.closed) throw new Error('webhook connection pools are closed');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { DEMO_OWNER_EMAIL } from '../../src/domain/demo-seed.js';
+import { DEMO_OWNER_EMAIL } from '../../src/seed/demo-seed.js';
 import { createLogger } from '../../src/log.js';
 import { runService, type RunningService } from '../../src/server.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { DEMO_HISTORY_OFFERS, DEMO_OFFERS } from '../../src/domain/demo-seed.js';
+import { DEMO_HISTORY_OFFERS, DEMO_OFFERS, seedDemoWorkspace } from '../../src/seed/demo-seed.js';
 import { OFFER_STATUSES } from '../../src/domain/offer-state.js';
-import { seedDemoWorkspace } from '../../src/domain/seed.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
 /**

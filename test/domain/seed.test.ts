@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { TIMELINE_TYPES } from '../../src/domain/timeline.js';
-import { seedDemoWorkspace, seedOffers } from '../../src/domain/seed.js';
+import { seedDemoWorkspace } from '../../src/seed/demo-seed.js';
+import { seedOffers } from '../../src/seed/seed.js';
 import { recomputeOfferValues } from '../../src/domain/value.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { workspaceWithOwner } from './fixtures.js';

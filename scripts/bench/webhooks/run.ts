@@ -6,7 +6,7 @@ import { loadConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
 import { addEndpoint, removeEndpoint, type ManagementDeps } from '../../../src/webhooks/management.js';
-import { OFFER_WEBHOOK_TYPES } from '../../../src/webhooks/outbox.js';
+import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import { loadMasterKeys } from '../../../src/webhooks/secrets.js';
 import { testCertificates } from '../../../test/support/https-receiver.js';
 import type { BenchDatabase } from '../database.js';

@@ -1,7 +1,7 @@
 import { systemClock } from '../../../src/clock.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { createAccount, createWorkspace } from '../../../src/domain/accounts.js';
-import { seedOffers } from '../../../src/domain/seed.js';
+import { seedOffers } from '../../../src/seed/seed.js';
 import { MAX_WORKSPACES_PER_ACCOUNT } from '../../../src/webhooks/policy.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ROLES, requireRole } from '../../domain/accounts.js';
+import { MEMBERSHIP_ROLES, requireRole } from '../../domain/accounts.js';
 import { API_KEY_PREFIX } from '../../domain/api-key-format.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
 import { resolveActor, withActor, type ActorOptions } from '../actor.js';
@@ -44,7 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
         options,
         async ({ sql, clock }) => {
           // Members see the keys as in the console; anyone else: not found (SPEC.md "Authentication" 5).
-          await requireRole(sql, { workspaceId: options.workspace, accountId: await resolveActor(sql, options), roles: ROLES });
+          await requireRole(sql, { workspaceId: options.workspace, accountId: await resolveActor(sql, options), roles: MEMBERSHIP_ROLES });
           // What of a key may be shown: the fixed prefix and the stored last four characters.
           const keys = await listApiKeys(sql, options.workspace, clock);
           return { data: keys.map((k) => ({ ...k, visible: `${API_KEY_PREFIX}…${k.hint}` })) };

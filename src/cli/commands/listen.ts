@@ -4,7 +4,7 @@ import { openDatabase, type Database } from '../../db/open.js';
 import { coerceError } from '../../log.js';
 import { devListenUrl } from '../../webhooks/dev-listen-rules.js';
 import { parseEventTypes } from '../../webhooks/management.js';
-import { OFFER_WEBHOOK_TYPES } from '../../webhooks/outbox.js';
+import { OFFER_WEBHOOK_TYPES } from '../../domain/outbox.js';
 import { CliError, EXIT_UNEXPECTED, fail, type CliContext } from '../context.js';
 import { listenCertificates } from '../listen/certificates.js';
 import { startListenReceiver, type ListenReceiver, type ReceivedEvent } from '../listen/receiver.js';
@@ -12,7 +12,7 @@ import { chooseTarget, register as registerEndpoint, unregister, type Registrati
 
 /**
  * `offerdesk listen`: receive the workspace's webhooks on this machine, the way `stripe listen`
- * does (README "Receiving webhooks on your laptop"). An HTTPS receiver on loopback with a
+ * does (docs/receiving-webhooks-on-your-laptop.md). An HTTPS receiver on loopback with a
  * certificate from a local CA, an endpoint that maps to it (recorded for the server's worker in
  * dev_listen_endpoints), one line per request, and the endpoint removed again on Ctrl-C.
  */

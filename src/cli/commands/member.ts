@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { requireRole, ROLES, type Role } from '../../domain/accounts.js';
+import { requireRole, MEMBERSHIP_ROLES, type Role } from '../../domain/accounts.js';
 import { addMember, listMembers, removeMember } from '../../domain/members.js';
 import { resolveActor, withActor, type ActorOptions } from '../actor.js';
 import type { CliContext } from '../context.js';
@@ -67,7 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.run(
         options,
         async ({ sql }) => {
-          await requireRole(sql, { workspaceId: options.workspace, accountId: await resolveActor(sql, options), roles: ROLES });
+          await requireRole(sql, { workspaceId: options.workspace, accountId: await resolveActor(sql, options), roles: MEMBERSHIP_ROLES });
           return { data: await listMembers(sql, options.workspace) };
         },
         (r) => r.data.map((m) => `${m.account_id}  ${m.email}  ${m.role}`).join('\n'),

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Command } from 'commander';
-import { seedOffers } from '../../domain/seed.js';
+import { seedOffers } from '../../seed/seed.js';
 import { parseWholeNumber, type CliContext } from '../context.js';
 
 export function register(program: Command, ctx: CliContext): void {

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/connect.js';
-import type { OfferWebhookType } from '../outbox.js';
+import type { OfferWebhookType } from '../../domain/outbox.js';
 
 export interface OutboxRow {
   id: string;

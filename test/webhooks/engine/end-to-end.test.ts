@@ -15,7 +15,7 @@ import { createLogger } from '../../../src/log.js';
 import type { EngineDeps } from '../../../src/webhooks/deps.js';
 import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine.js';
 import { addEndpoint, testEndpoint, type ManagementDeps } from '../../../src/webhooks/management.js';
-import { OFFER_WEBHOOK_TYPES } from '../../../src/webhooks/outbox.js';
+import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import { createWebhookSender, type WebhookSender } from '../../../src/webhooks/sender.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../../support/https-receiver.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
 import { acceptOffer, createOffer } from '../../../src/domain/offer-actions.js';
 import { readOffer } from '../../../src/read-model/offers.js';
-import { recordWebhookEvent } from '../../../src/webhooks/outbox.js';
+import { recordWebhookEvent } from '../../../src/domain/outbox.js';
 import { verifyBody } from './verify.js';
 import { endpoint, sentOffer, workspace, useEngineFixture } from './helpers.js';
 

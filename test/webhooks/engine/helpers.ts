@@ -10,7 +10,7 @@ import { createLogger } from '../../../src/log.js';
 import type { EngineDeps, EngineSettings } from '../../../src/webhooks/deps.js';
 import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine.js';
 import { addEndpoint, type ManagementDeps } from '../../../src/webhooks/management.js';
-import { OFFER_WEBHOOK_TYPES } from '../../../src/webhooks/outbox.js';
+import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import type { AttemptOutcome, SendRequest, WebhookSender } from '../../../src/webhooks/sender.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 

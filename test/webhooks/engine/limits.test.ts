@@ -18,7 +18,9 @@ describe('SPEC.md "Webhook limits" (management and rate)', () => {
   it('allows 5 endpoints per workspace and refuses the 6th', async () => {
     const ws = await workspace(f);
     for (let i = 0; i < MAX_ENDPOINTS_PER_WORKSPACE; i++) await endpoint(f, ws, { url: `https://hooks.test/${i}` });
-    await expect(endpoint(f, ws, { url: 'https://hooks.test/6' })).rejects.toThrow(/already has 5 endpoints/);
+    const sixth = endpoint(f, ws, { url: 'https://hooks.test/6' });
+    await expect(sixth).rejects.toThrow(/already has 5 endpoints/);
+    await expect(sixth).rejects.toMatchObject({ code: 'limit_reached', errorCode: 'OD_ERR_ENDPOINTS_PER_WORKSPACE' });
   });
 
   it('lets an account create endpoints in 20 workspaces, paused ones counting, and refuses a 21st', async () => {
@@ -38,7 +40,9 @@ describe('SPEC.md "Webhook limits" (management and rate)', () => {
     const last = workspaces[MAX_WORKSPACES_PER_ACCOUNT]!;
     const add21st = () => addEndpoint(f.manage, { workspaceId: last, url: 'https://hooks.test/x', events: ['offer.sent'], actorId: actor });
 
-    await expect(add21st()).rejects.toThrow(/already has endpoints in 20 workspaces/);
+    const refused = add21st();
+    await expect(refused).rejects.toThrow(/already has endpoints in 20 workspaces/);
+    await expect(refused).rejects.toMatchObject({ code: 'limit_reached', errorCode: 'OD_ERR_WORKSPACES_PER_ACCOUNT' });
     // A second endpoint in a workspace already counted is fine.
     await expect(
       addEndpoint(f.manage, { workspaceId: workspaces[1]!, url: 'https://other.test/y', events: ['offer.sent'], actorId: actor }),
@@ -88,7 +92,9 @@ describe('SPEC.md "Webhook limits" (management and rate)', () => {
       await testEndpoint(f.manage, { endpointId: ep.id, actorId: ws.ownerId });
       f.clock.advance(30 * SECOND);
     }
-    await expect(testEndpoint(f.manage, { endpointId: ep.id, actorId: ws.ownerId })).rejects.toThrow(/10 tests in the last 10 minutes/);
+    const eleventh = testEndpoint(f.manage, { endpointId: ep.id, actorId: ws.ownerId });
+    await expect(eleventh).rejects.toThrow(/10 tests in the last 10 minutes/);
+    await expect(eleventh).rejects.toMatchObject({ code: 'limit_reached', errorCode: 'OD_ERR_TEST_EVENTS' });
     await expect(testEndpoint(f.manage, { endpointId: other.id, actorId: ws.ownerId })).resolves.toHaveProperty('webhook_id');
     f.clock.advance(10 * MINUTE - 9 * 30 * SECOND);
     await expect(testEndpoint(f.manage, { endpointId: ep.id, actorId: ws.ownerId })).resolves.toHaveProperty('webhook_id');

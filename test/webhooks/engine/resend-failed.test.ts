@@ -78,7 +78,11 @@ describe('resend failed since a time', () => {
     const { ws, ep, created } = await downEndpoint(2);
     await seedDeliveryLog(f.sql, { workspaceId: ws.workspaceId, endpointIds: [ep.id], count: 999, pending: 999, now: f.clock.now() });
     const input = { workspaceId: ws.workspaceId, endpointId: ep.id, since: created[0]!, actorId: ws.ownerId };
-    await expect(resendFailed(logDeps(f), input)).rejects.toMatchObject({ code: 'limit_reached', message: /room for 1 more/ });
+    await expect(resendFailed(logDeps(f), input)).rejects.toMatchObject({
+      code: 'limit_reached',
+      errorCode: 'OD_ERR_OPEN_DELIVERIES_PER_ENDPOINT',
+      message: /room for 1 more/,
+    });
     expect((await statusCounts(f.sql, ep.id)).failed).toBe(2);
   });
 

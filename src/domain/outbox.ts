@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 import { MINUTE } from '../clock.js';
-import { exhaustive, type OfferWebhookEventType } from '../contract.js';
+import type { OfferWebhookEventType } from '../contract.js';
+import { exhaustive } from '../exhaustive.js';
 
 /**
  * Webhook event types of SPEC.md "Webhook event types" that product actions emit (ping is sent by
@@ -32,7 +33,8 @@ export interface OutboxEvent {
 
 /**
  * Writes the outbox row. Must be called with the transaction that changes the offer and appends
- * the timeline entry, so the three commit or roll back together (STYLE.md "SQL and data").
+ * the timeline entry, so the three commit or roll back together: nothing is sent for a rolled-back
+ * action and nothing committed is lost (SPEC.md, Webhook event types: each action emits its event).
  */
 export async function recordWebhookEvent(tx: Queryable, event: OutboxEvent): Promise<void> {
   const delay = event.type === 'offer.expired' ? EXPIRED_DISPATCH_DELAY_MS : 0;

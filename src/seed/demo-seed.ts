@@ -1,7 +1,7 @@
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import type { Sql } from '../db/connect.js';
-import { createAccount, createWorkspace } from './accounts.js';
-import { createApiKey } from './api-keys.js';
+import { createAccount, createWorkspace } from '../domain/accounts.js';
+import { createApiKey } from '../domain/api-keys.js';
 import {
   acceptOffer,
   createOffer,
@@ -17,8 +17,8 @@ import {
   viewSection,
   viewSummary,
   withdrawOffer,
-} from './offer-actions.js';
-import { COMPANIES, FIRST_NAMES, LAST_NAMES, SERVICES } from './seed-names.js';
+} from '../domain/offer-actions.js';
+import { COMPANIES, FIRST_NAMES, LAST_NAMES, SERVICES } from './names.js';
 import { seedOffers } from './seed.js';
 
 export const DEMO_OFFERS = 40;
