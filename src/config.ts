@@ -3,6 +3,13 @@ import ipaddr from 'ipaddr.js';
 import { projectRoot } from './paths.js';
 
 /**
+ * Attempts one webhook worker runs at once unless WEBHOOK_WORKER_CONCURRENCY says otherwise.
+ * Sending is I/O-bound (SPEC.md "Webhook limits": up to 10 seconds per answer) and outcomes are
+ * written in batches, so slots are cheap; docs/performance.md has the measurement behind it.
+ */
+export const DEFAULT_WEBHOOK_WORKER_CONCURRENCY = 16;
+
+/**
  * The one place that reads `process.env` (STYLE.md "Configuration and constants"):
  * documented defaults, then environment overrides, then validation that fails at start
  * with a message saying what to fix. Everything else receives a `Config`.
@@ -353,7 +360,7 @@ export function loadConfig(env: Env = process.env): Config {
       devListen: devListen(env, databaseUrl),
       blockedDomainSuffixes: [...new Set([...DEFAULT_BLOCKED_DOMAIN_SUFFIXES, ...extraBlocked])],
       startsPerMinutePerWorkspace: integer(env, 'WEBHOOK_STARTS_PER_MINUTE', 60, 1, 1_000_000_000),
-      workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 16, 1, 1000),
+      workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', DEFAULT_WEBHOOK_WORKER_CONCURRENCY, 1, 1000),
       leaseSeconds: integer(env, 'WEBHOOK_LEASE_SECONDS', 60, 12, 3600),
     },
   };
