@@ -9,8 +9,3 @@ drop index webhook_deliveries_open_idx;
 create index webhook_deliveries_open_idx on webhook_deliveries (endpoint_id, next_attempt_at, id)
   where status in ('pending', 'sending');
 
--- In-flight deliveries of a workspace: the claim asks of each workspace whether one of them has
--- a passed lease or a dead worker; through webhook_deliveries_workspace_due_idx that question read
--- every open delivery of the workspace.
-create index webhook_deliveries_sending_workspace_idx on webhook_deliveries (workspace_id)
-  where status = 'sending';

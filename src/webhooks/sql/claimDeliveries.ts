@@ -82,8 +82,9 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
          and (coalesce((select true from webhook_deliveries d
                          where d.workspace_id = s.workspace_id and d.status = 'pending' and d.next_attempt_at <= ${now}
                          limit 1), false)
-              or coalesce((select true from webhook_deliveries d
-                            where d.workspace_id = s.workspace_id and d.status = 'sending'
+              or coalesce((select true from webhook_endpoints se
+                             join webhook_deliveries d on d.endpoint_id = se.id and d.status = 'sending'
+                            where se.workspace_id = s.workspace_id
                               and (d.lease_until <= ${now}
                                    or (d.lease_worker is not null and d.lease_worker not in (select worker from live)))
                             limit 1), false))
@@ -96,10 +97,10 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
         from ws
         join webhook_endpoints e on e.workspace_id = ws.workspace_id and e.removed_at is null
        cross join lateral (
-             select greatest(0, ${maxInFlightPerEndpoint} - (
+             select least(${limit}, greatest(0, ${maxInFlightPerEndpoint} - (
                       select count(*) from webhook_deliveries f
                        where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}
-                         and (f.lease_worker is null or f.lease_worker in (select worker from live)))) as room
+                         and (f.lease_worker is null or f.lease_worker in (select worker from live))))) as room
            ) share
        cross join lateral (
              select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
