@@ -62,12 +62,24 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
   const { now, limit, leaseUntil, startsPerWindow, windowEndedBefore, maxInFlightPerEndpoint, maxWorkspaces } = input;
   if (limit <= 0) return [];
   return sql<ClaimedDelivery[]>`
-    with live as materialized (
+    with recursive live as materialized (
       select l.objid::bigint as worker
         from pg_locks l
        where l.locktype = 'advisory' and l.granted and l.objsubid = 2
          and l.classid::bigint = ${input.workerLockClass}
          and l.database = (select oid from pg_database where datname = current_database())
+    ),
+    -- Workspaces with open deliveries, one index probe each (a loose scan of
+    -- webhook_deliveries_workspace_due_idx), so a queue of many idle workspaces costs nothing.
+    open_workspaces (workspace_id) as (
+      (select d.workspace_id from webhook_deliveries d
+        where d.status in ('pending', 'sending') order by d.workspace_id limit 1)
+      union all
+      select (select d.workspace_id from webhook_deliveries d
+               where d.status in ('pending', 'sending') and d.workspace_id > o.workspace_id
+               order by d.workspace_id limit 1)
+        from open_workspaces o
+       where o.workspace_id is not null
     ),
     ws as (
       select s.workspace_id, s.queue_position,
@@ -75,7 +87,8 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
                   then ${startsPerWindow} - s.window_starts
                   else ${startsPerWindow} end as capacity
         from webhook_workspace_state s
-       where (s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
+       where s.workspace_id in (select workspace_id from open_workspaces where workspace_id is not null)
+         and (s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
               or s.window_starts < ${startsPerWindow})
          -- Scalar probes, one per workspace, each reading one index entry: an exists here may be
          -- planned as a join over every due delivery, which grows with the backlog.
