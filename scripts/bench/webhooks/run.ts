@@ -28,7 +28,7 @@ import {
 import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries, type WebhookWorkspaces } from './setup.js';
 
 /**
- * Webhook delivery (issue 5): the delivery worker (`offerdesk worker`, start limit lifted) against
+ * Webhook delivery: the delivery worker (`offerdesk worker`, start limit lifted) against
  * a local HTTPS receiver, compared with a sender loop without the database. Runs, in order:
  *   throughput  N events over W workspaces x 2 endpoints, committed at once, one worker
  *   baseline    the same bodies through the project's sender at the same concurrency
