@@ -15,7 +15,7 @@ import { projectRoot } from './paths.js';
 
 export { ConfigError } from './config/values.js';
 export type { HttpLimits, ReadinessConfig, RedisTimeouts } from './config/http.js';
-export { DEFAULT_BLOCKED_DOMAIN_SUFFIXES, type WebhookConfig } from './config/webhooks.js';
+export { DEFAULT_BLOCKED_DOMAIN_SUFFIXES, DEFAULT_WEBHOOK_WORKER_CONCURRENCY, type WebhookConfig } from './config/webhooks.js';
 export { loadTestFault, TEST_FAULTS, testFault, type TestFault } from './config/test-fault.js';
 
 /**

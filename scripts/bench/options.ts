@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_WEBHOOK_WORKER_CONCURRENCY } from '../../src/config.js';
 
 /**
  * Sizes of `npm run bench` (issue 5's) and `npm run bench:smoke` (tiny, for CI: it checks that
@@ -33,6 +34,10 @@ export interface BenchOptions {
     fairnessBigEvents: number;
     fairnessSmallWorkspaces: number;
     fairnessSmallEvents: number;
+    /** Open deliveries queued before each row of the backlog run (throughput against backlog size). */
+    backlogSizes: number[];
+    /** First attempts timed in each backlog row. */
+    backlogMeasured: number;
   };
   resultsFile: string;
 }
@@ -44,6 +49,7 @@ const USAGE = `usage: npm run bench [-- options]
   --duration <s>        seconds per read scenario and side (default 10)
   --connections <n>     concurrent connections of the load generator (default 32)
   --events <n>          webhook events of the throughput run (default 100000)
+  --concurrency <n>     attempts in flight per webhook worker and in the baseline sender (default: the worker's default)
   --profile             run the API service with --cpu-prof (profiles under bench/profiles/)
   --database <name>     bench database on the server (default offerdesk_bench, offerdesk_bench_smoke)
   --help`;
@@ -58,6 +64,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       duration: { type: 'string' },
       connections: { type: 'string' },
       events: { type: 'string' },
+      concurrency: { type: 'string' },
       profile: { type: 'boolean', default: false },
       database: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -104,12 +111,14 @@ export function parseOptions(argv: string[]): BenchOptions {
       events: number(values.events, 'events', smoke ? 500 : 100_000),
       workspaces: smoke ? 10 : 200,
       endpointsPerWorkspace: 2,
-      concurrency: 16,
+      concurrency: number(values.concurrency, 'concurrency', DEFAULT_WEBHOOK_WORKER_CONCURRENCY),
       latencyRate: smoke ? 20 : 50,
       latencyEvents: smoke ? 40 : 1_000,
       fairnessBigEvents: smoke ? 500 : 50_000,
       fairnessSmallWorkspaces: smoke ? 9 : 199,
       fairnessSmallEvents: 10,
+      backlogSizes: smoke ? [200, 2_000] : [2_000, 20_000, 200_000],
+      backlogMeasured: smoke ? 200 : 2_000,
     },
     // The smoke run's file is ignored by git; only a full run replaces bench/results.json.
     resultsFile: smoke ? 'bench/results.tmp.json' : 'bench/results.json',

@@ -25,6 +25,12 @@ export const TARGETS = {
   webhookRatio: 0.5,
   webhookP50Ms: 250,
   failingEndpointSlowdown: 0.1,
+  /** One worker's rate with the largest backlog at least this share of its rate with the smallest. */
+  webhookBacklogShare: 0.8,
+  webhookStatementsPerDelivery: 1.5,
+  webhookTransactionsPerDelivery: 0.2,
+  webhookScaleOut: 1.7,
+  webhookFairnessP99Ms: 5_000,
 };
 
 const f = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? '-' : value.toFixed(digits));
@@ -111,6 +117,9 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
       ),
     );
     log(`baseline sender (no database): ${f(w.baseline.perSecond)} deliveries/s over ${w.baseline.sent}`);
+    log(`\nthroughput against backlog (1 worker, first ${w.backlog[0]?.measured ?? '-'} first attempts from the first arrival)`);
+    log(table(['open deliveries', 'per s', 'duplicates'], w.backlog.map((r) => [String(r.openDeliveries), f(r.perSecond), String(r.duplicates)])));
+    const backlogShare = w.backlog.length > 1 ? w.backlog[w.backlog.length - 1]!.perSecond / w.backlog[0]!.perSecond : null;
     const fair = w.fairness;
     if (!options.smoke) {
       log('\ntargets:');
@@ -120,7 +129,23 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
         `  failing (500) endpoints lower the others' rate by <= ${TARGETS.failingEndpointSlowdown * 100}%: ${f(w.failingEndpoints.slowdown * 100, 1)}% ` +
           `(${w.failingEndpoints.withFailing.failingEndpoints} failing endpoints)  ${mark(w.failingEndpoints.slowdown <= TARGETS.failingEndpointSlowdown)}`,
       );
-      log(`  two workers deliver each event once and faster: ${f(w.scaleOut.ratio, 2)}x, duplicates ${w.scaleOut.two.duplicates}  ${mark(w.scaleOut.ratio > 1 && w.scaleOut.two.duplicates === 0)}`);
+      log(
+        `  two workers >= ${TARGETS.webhookScaleOut}x one, each event once: ${f(w.scaleOut.ratio, 2)}x, duplicates ${w.scaleOut.two.duplicates}  ` +
+          mark(w.scaleOut.ratio >= TARGETS.webhookScaleOut && w.scaleOut.two.duplicates === 0),
+      );
+      log(
+        `  rate with the largest backlog >= ${TARGETS.webhookBacklogShare}x the smallest: ${f(backlogShare, 2)}x  ` +
+          mark(backlogShare !== null && backlogShare >= TARGETS.webhookBacklogShare),
+      );
+      const { statementsPerDelivery: st, transactionsPerDelivery: tx } = w.throughput;
+      log(
+        `  throughput run <= ${TARGETS.webhookStatementsPerDelivery} statements and <= ${TARGETS.webhookTransactionsPerDelivery} transactions per delivery: ` +
+          `${f(st, 2)} and ${f(tx, 3)}  ${mark(st !== null && tx !== null && st <= TARGETS.webhookStatementsPerDelivery && tx <= TARGETS.webhookTransactionsPerDelivery)}`,
+      );
+      log(
+        `  small workspaces' first attempts p99 <= ${TARGETS.webhookFairnessP99Ms / 1000} s beside a flood: ${f(w.fairness.smallFirstAttemptsP99Ms / 1000, 2)} s  ` +
+          mark(w.fairness.smallFirstAttemptsP99Ms <= TARGETS.webhookFairnessP99Ms),
+      );
     } else {
       log(`worker/baseline ${f(w.ratio, 2)}x, failing-endpoint slowdown ${f(w.failingEndpoints.slowdown * 100, 1)}%, two workers ${f(w.scaleOut.ratio, 2)}x`);
     }
@@ -155,6 +180,10 @@ export function sanityProblems(results: BenchResults): string[] {
     }
     if (!(w.baseline.ok > 0)) problems.push('webhooks baseline: nothing delivered');
     if (w.fairness.smallDeliveries === 0) problems.push('webhooks fairness: no small-workspace delivery arrived');
+    for (const row of w.backlog) {
+      if (!(row.perSecond > 0)) problems.push(`webhooks backlog ${row.openDeliveries}: nothing delivered`);
+      if (row.duplicates > 0) problems.push(`webhooks backlog ${row.openDeliveries}: ${row.duplicates} duplicate deliveries`);
+    }
   }
   return problems;
 }

@@ -1,5 +1,15 @@
 import { boolean, ConfigError, integer, type Env } from './values.js';
 
+
+/**
+ * Attempts one webhook worker runs at once unless WEBHOOK_WORKER_CONCURRENCY says otherwise.
+ * Sending is I/O-bound (SPEC.md "Webhook limits": up to 10 seconds per answer) and outcomes are
+ * written in batches, so slots are cheap: one worker delivered 628/s at 16, 924/s at 64 and
+ * 1,047/s at 128 (docs/performance.md). 64 keeps most of the gain, and a slow endpoint's share
+ * (a quarter, 16 slots) still leaves 48 for the others.
+ */
+export const DEFAULT_WEBHOOK_WORKER_CONCURRENCY = 64;
+
 export interface WebhookConfig {
   /**
    * 32-byte key (base64) that seals endpoint secrets at rest (OFFERDESK_MASTER_KEY). Absent: on the
@@ -124,7 +134,7 @@ export function loadWebhookConfig(env: Env, databaseUrl: string | undefined): We
     devListen: devListen(env, databaseUrl),
     blockedDomainSuffixes: [...new Set([...DEFAULT_BLOCKED_DOMAIN_SUFFIXES, ...extraBlocked])],
     startsPerMinutePerWorkspace: integer(env, 'WEBHOOK_STARTS_PER_MINUTE', 60, 1, 1_000_000_000),
-    workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 16, 1, 1000),
+    workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', DEFAULT_WEBHOOK_WORKER_CONCURRENCY, 1, 1000),
     leaseSeconds: integer(env, 'WEBHOOK_LEASE_SECONDS', 60, 12, 3600),
   };
 }

@@ -1,14 +1,15 @@
 import { ENGINE_SOURCE, writeAudit } from '../domain/audit.js';
 import { coerceError } from '../log.js';
+import { completeOne, type CompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { decideAfterAttempt, type DeliveryOutcome } from './outcome.js';
 import {
-  CLAIM_WORKSPACES,
   FAILURES_IN_A_ROW_TO_PAUSE,
   SECRET_UNAVAILABLE_RETRY_MS,
   START_RATE_WINDOW_MS,
   maxInFlightPerEndpoint,
 } from './policy.js';
+import { CLAIM_WORKSPACES } from './round-robin.js';
 import { WORKER_LOCK_CLASS } from './liveness.js';
 import { openSecret, SecretUnavailableError } from './secrets.js';
 import type { AttemptOutcome } from './sender.js';
@@ -16,14 +17,11 @@ import { addFinalFailure } from './sql/addFinalFailure.js';
 import { claimDeliveries, type ClaimedDelivery } from './sql/claimDeliveries.js';
 import { readDevListenTargets } from './sql/devListen.js';
 import { lockEndpointForOutcome } from './sql/lockEndpointForOutcome.js';
-import { markDelivered } from './sql/markDelivered.js';
 import { markFailedFinally } from './sql/markFailedFinally.js';
 import { pauseEndpoint } from './sql/pauseEndpoint.js';
 import { readOfferDomains } from './sql/readOfferDomains.js';
 import { recordAttempt } from './sql/recordAttempt.js';
 import { releaseClaim } from './sql/releaseClaim.js';
-import { resetFailureStreak } from './sql/resetFailureStreak.js';
-import { scheduleRetry } from './sql/scheduleRetry.js';
 
 export interface ClaimedBatch {
   deliveries: ClaimedDelivery[];
@@ -61,6 +59,7 @@ export async function attemptDelivery(
   deps: EngineDeps,
   claimed: ClaimedDelivery,
   customOfferDomains: string[],
+  completions?: CompletionQueue,
 ): Promise<DeliveryOutcome> {
   const attemptAt = deps.clock.now();
   let secret: string;
@@ -75,58 +74,62 @@ export async function attemptDelivery(
   const attempt = claimed.attempt_count + 1;
   const countsForStreak = !claimed.is_test && claimed.resend_count === 0;
   const decision = decideAfterAttempt({ ok: result.ok, attempt, maxAttempts: claimed.max_attempts, finishedAt });
+  const record = {
+    deliveryId: claimed.id,
+    attempt,
+    attemptedAt: attemptAt,
+    succeeded: result.ok,
+    statusCode: result.status,
+    error: result.ok ? null : result.error,
+    durationMs: result.durationMs,
+    responsePrefix: result.responsePrefix,
+    signature: result.signature ?? null,
+  };
+  const cancelled: DeliveryOutcome = { kind: 'cancelled', deliveryId: claimed.id, attempt };
+
+  if (decision.kind !== 'failed-finally') {
+    // Delivered or retried: one row of a batched completion (completion.ts, completeAttempts.ts).
+    const done = {
+      ...record,
+      leaseToken: claimed.lease_token,
+      endpointId: claimed.endpoint_id,
+      nextAttemptAt: decision.kind === 'retry-scheduled' ? decision.nextAttemptAt : null,
+      finishedAt,
+      resetsStreak: countsForStreak,
+    };
+    const held = completions ? await completions.complete(done) : await completeOne(deps.sql, done);
+    if (!held) return cancelled;
+    return decision.kind === 'delivered'
+      ? { kind: 'delivered', deliveryId: claimed.id, attempt }
+      : { kind: 'retry-scheduled', deliveryId: claimed.id, attempt, nextAttemptAt: decision.nextAttemptAt };
+  }
+
+  // A final failure counts toward the pause after 5 in a row: its own transaction, endpoint first.
   const lease = { deliveryId: claimed.id, leaseToken: claimed.lease_token, now: finishedAt };
-
-  const touchesEndpoint = countsForStreak && decision.kind !== 'retry-scheduled';
-
   return deps.sql.begin(async (tx): Promise<DeliveryOutcome> => {
-    if (touchesEndpoint) await lockEndpointForOutcome(tx, { endpointId: claimed.endpoint_id });
-    await recordAttempt(tx, {
-      deliveryId: claimed.id,
-      attempt,
-      attemptedAt: attemptAt,
-      succeeded: result.ok,
-      statusCode: result.status,
-      error: result.ok ? null : result.error,
-      durationMs: result.durationMs,
-      responsePrefix: result.responsePrefix,
-      signature: result.signature ?? null,
-    });
-    const cancelled: DeliveryOutcome = { kind: 'cancelled', deliveryId: claimed.id, attempt };
-    switch (decision.kind) {
-      case 'delivered': {
-        if (!(await markDelivered(tx, lease))) return cancelled;
-        if (countsForStreak) await resetFailureStreak(tx, { endpointId: claimed.endpoint_id, now: finishedAt });
-        return { kind: 'delivered', deliveryId: claimed.id, attempt };
-      }
-      case 'retry-scheduled': {
-        if (!(await scheduleRetry(tx, { ...lease, nextAttemptAt: decision.nextAttemptAt }))) return cancelled;
-        return { kind: 'retry-scheduled', deliveryId: claimed.id, attempt, nextAttemptAt: decision.nextAttemptAt };
-      }
-      case 'failed-finally': {
-        if (!(await markFailedFinally(tx, lease))) return cancelled;
-        let endpointPaused = false;
-        if (countsForStreak) {
-          const streak = await addFinalFailure(tx, { endpointId: claimed.endpoint_id, now: finishedAt });
-          if (streak >= FAILURES_IN_A_ROW_TO_PAUSE) {
-            endpointPaused = (await pauseEndpoint(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' })).paused;
-            if (endpointPaused) {
-              await writeAudit(tx, {
-                workspaceId: claimed.workspace_id,
-                actorId: null,
-                via: ENGINE_SOURCE,
-                action: 'endpoint.paused',
-                target: { type: 'endpoint', id: claimed.endpoint_id },
-                details: { reason: 'failures', failures_in_a_row: streak },
-                at: finishedAt,
-              });
-            }
-          }
+    if (countsForStreak) await lockEndpointForOutcome(tx, { endpointId: claimed.endpoint_id });
+    await recordAttempt(tx, record);
+    if (!(await markFailedFinally(tx, lease))) return cancelled;
+    let endpointPaused = false;
+    if (countsForStreak) {
+      const streak = await addFinalFailure(tx, { endpointId: claimed.endpoint_id, now: finishedAt });
+      if (streak >= FAILURES_IN_A_ROW_TO_PAUSE) {
+        endpointPaused = (await pauseEndpoint(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' })).paused;
+        if (endpointPaused) {
+          await writeAudit(tx, {
+            workspaceId: claimed.workspace_id,
+            actorId: null,
+            via: ENGINE_SOURCE,
+            action: 'endpoint.paused',
+            target: { type: 'endpoint', id: claimed.endpoint_id },
+            details: { reason: 'failures', failures_in_a_row: streak },
+            at: finishedAt,
+          });
         }
-        return { kind: 'failed-finally', deliveryId: claimed.id, attempt, endpointPaused };
       }
     }
-  }) as Promise<DeliveryOutcome>;
+    return { kind: 'failed-finally', deliveryId: claimed.id, attempt, endpointPaused };
+  });
 }
 
 /**

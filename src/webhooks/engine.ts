@@ -1,4 +1,5 @@
 import type { ClaimedDelivery } from './sql/claimDeliveries.js';
+import { createCompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { attemptDelivery, claimBatch, type ClaimedBatch } from './dispatch.js';
 import { fanOutOnce, type FanOutResult } from './fanout.js';
@@ -27,9 +28,10 @@ export interface WebhookEngine {
    * deliveries, which the caller attempts (`attempt`). A backlog in the outbox is worked off one
    * batch per round, so deliveries already due keep being claimed in between: a burst of one
    * workspace's events never holds back the deliveries of others (SPEC.md "Events" rule 4 and
-   * "Webhook limits": round-robin). Slots 0 only fans out.
+   * "Webhook limits": round-robin, whose whole rule is told in round-robin.ts). Slots 0 only fans out;
+   * `fanOut` false only claims (the caller knows the outbox has nothing due).
    */
-  step(slots: number): Promise<EngineStep>;
+  step(slots: number, fanOut?: boolean): Promise<EngineStep>;
   /** One attempt of a delivery claimed by `step`, and its consequence. */
   attempt(claimed: ClaimedDelivery, customOfferDomains: string[]): Promise<DeliveryOutcome>;
   /** Runs the periodic jobs whose period has come. */
@@ -38,6 +40,8 @@ export interface WebhookEngine {
 }
 
 export function createWebhookEngine(deps: EngineDeps): WebhookEngine {
+  // Outcomes of this engine's attempts are written in batches (completion.ts).
+  const completions = createCompletionQueue(deps.sql);
   return {
     deps,
     async fanOut() {
@@ -50,21 +54,32 @@ export function createWebhookEngine(deps: EngineDeps): WebhookEngine {
     },
     async dispatchOnce(slots = deps.settings.concurrency) {
       const batch = await claimBatch(deps, slots);
-      return Promise.all(batch.deliveries.map((d) => attemptDelivery(deps, d, batch.customOfferDomains)));
+      return Promise.all(batch.deliveries.map((d) => attemptDelivery(deps, d, batch.customOfferDomains, completions)));
     },
-    async step(slots) {
-      const fanOut = await fanOutOnce(deps);
+    async step(slots, fanOut = true) {
+      const round = fanOut ? await fanOutOnce(deps) : NO_FAN_OUT;
       const claimed = slots > 0 ? await claimBatch(deps, slots) : { deliveries: [], customOfferDomains: [] };
-      return { fanOut, moreToFanOut: isFullRound(fanOut), claimed };
+      return { fanOut: round, moreToFanOut: isFullRound(round), claimed };
     },
     attempt(claimed, customOfferDomains) {
-      return attemptDelivery(deps, claimed, customOfferDomains);
+      return attemptDelivery(deps, claimed, customOfferDomains, completions);
     },
     runDueJobs(jobs = PERIODIC_JOBS) {
       return runDueJobs(deps, jobs);
     },
   };
 }
+
+const NO_FAN_OUT: FanOutResult = {
+  taken: 0,
+  messages: 0,
+  deliveries: 0,
+  queueFull: 0,
+  droppedWaiting: 0,
+  unsubscribed: 0,
+  busy: false,
+  more: false,
+};
 
 function isFullRound(round: FanOutResult): boolean {
   return !round.busy && round.more;

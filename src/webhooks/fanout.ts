@@ -2,15 +2,11 @@ import { readOffer, readOfferEvent } from '../read-model/offers.js';
 import type { Tx } from '../db/connect.js';
 import { eventBody, fitsBodyLimit } from './body.js';
 import type { EngineDeps } from './deps.js';
-import {
-  FANOUT_BATCH_SIZE,
-  FANOUT_ROWS_PER_WORKSPACE,
-  MAX_ATTEMPTS,
-  MAX_OPEN_DELIVERIES_PER_ENDPOINT,
-  MAX_WAITING_EVENTS_PER_WORKSPACE,
-} from './policy.js';
+import { MAX_ATTEMPTS, MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_WAITING_EVENTS_PER_WORKSPACE } from './policy.js';
+import { FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE } from './round-robin.js';
 import { countWaitingEvents } from './sql/countWaitingEvents.js';
 import { deleteOutboxRows } from './sql/deleteOutboxRows.js';
+import { dropExcessWaiting } from './sql/dropExcessWaiting.js';
 import { findSubscribedEndpoints } from './sql/findSubscribedEndpoints.js';
 import { insertDeliveries, type NewDelivery } from './sql/insertDeliveries.js';
 import { insertMessages, type NewMessage } from './sql/insertMessages.js';
@@ -48,8 +44,10 @@ export interface FanOutResult {
  * turned into webhooks." The outbox row is written by the product's own transaction, which must
  * not fail because of webhooks, so the limit is enforced here: the workspace's waiting events
  * (at least one delivery not attempted yet) are counted, the oldest due rows fill the room left,
- * and the rest are dropped from the outbox with a warning. Waiting events drain at the start rate
- * (60 per minute), so a burst beyond 1,000 is cut rather than queued for hours.
+ * and the rest are dropped from the outbox with a warning. A workspace with more rows due than
+ * this batch took has the rows past its room dropped in the same transaction, in one statement
+ * (dropExcessWaiting), so a flood costs one step, not one batch per 50 rows. Waiting events drain
+ * at the start rate (60 per minute), so a burst beyond 1,000 is cut rather than queued for hours.
  */
 export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
   const now = deps.clock.now();
@@ -63,7 +61,7 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
     busy: false,
     more: false,
   };
-  const dropped: OutboxRow[] = [];
+  const dropped: { workspace_id: string }[] = [];
   await deps.sql.begin(async (tx) => {
     if (!(await tryLockFanOut(tx))) {
       result.busy = true;
@@ -85,9 +83,11 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
     const subscribed = rows.filter((row) => endpointsByRow.has(row.id));
     result.unsubscribed = rows.length - subscribed.length;
 
+    // A workspace that gave its whole share has more rows due: its excess goes in one step below.
+    const backlogged = [...perWorkspace].filter(([, n]) => n >= FANOUT_ROWS_PER_WORKSPACE).map(([id]) => id);
     const waiting = await countWaitingEvents(
       tx,
-      [...new Set(subscribed.map((row) => row.workspace_id))],
+      [...new Set([...subscribed.map((row) => row.workspace_id), ...backlogged])],
       MAX_WAITING_EVENTS_PER_WORKSPACE,
     );
     const kept: OutboxRow[] = [];
@@ -100,6 +100,11 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
       waiting.set(row.workspace_id, count + 1);
       kept.push(row);
     }
+    const rooms = backlogged.map((workspaceId) => ({
+      workspaceId,
+      room: Math.max(0, MAX_WAITING_EVENTS_PER_WORKSPACE - (waiting.get(workspaceId) ?? 0)),
+    }));
+    dropped.push(...(await dropExcessWaiting(tx, { rooms, taken: rows.map((row) => row.id), now })));
     result.droppedWaiting = dropped.length;
 
     const messages = await prepareMessages(tx, deps, kept, now);

@@ -53,21 +53,12 @@ export const RETENTION_JOB_INTERVAL_MS = 6 * HOUR;
 /** Rows deleted per retention statement, so a large backlog never holds long locks. */
 export const RETENTION_BATCH_SIZE = 5_000;
 
-/** Outbox rows turned into messages per fan-out transaction. */
-export const FANOUT_BATCH_SIZE = 200;
-/** Most rows one workspace gives to a fan-out batch, so a backlog never holds back others. */
-export const FANOUT_ROWS_PER_WORKSPACE = 50;
+// The round-robin's batch sizes (FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE, CLAIM_WORKSPACES)
+// live with the rule in round-robin.ts.
 /** How long an idle worker waits before looking for work again (outbox inserts also wake it). */
 export const POLL_INTERVAL_MS = 250;
 /** How often a worker asks whether a periodic job is due (wall time; the jobs' periods are far longer). */
 export const JOBS_CHECK_INTERVAL_MS = 5 * SECOND;
-/** Workspaces considered by one claim; the round-robin front of the queue. */
-export const CLAIM_WORKSPACES = 100;
-/**
- * Lease of a claimed attempt. Longer than the 10-second response timeout plus connecting, so a
- * live worker never loses its lease; a dead worker's delivery is attempted again after it.
- */
-export const DEFAULT_LEASE_MS = 60 * SECOND;
 
 /**
  * At most this share of one worker's concurrency goes to a single endpoint (fleet-wide in-flight

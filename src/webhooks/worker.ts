@@ -95,9 +95,20 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     w?.();
   };
 
+  // Fan-out is asked for only when the outbox may hold due rows: after a commit's notification,
+  // after a full batch, and at least every POLL_INTERVAL_MS (offer.expired rows become due later,
+  // and a notification can be missed). A claim round under load then costs no empty fan-out
+  // transaction.
+  let outboxMayBeDue = true;
+  let lastFanOutAt = Number.NEGATIVE_INFINITY;
+  const outboxCommitted = () => {
+    outboxMayBeDue = true;
+    nudge();
+  };
+
   let unlisten: (() => Promise<void>) | null = null;
   try {
-    const listening = await sql.listen(OUTBOX_CHANNEL, nudge);
+    const listening = await sql.listen(OUTBOX_CHANNEL, outboxCommitted);
     unlisten = () => listening.unlisten();
   } catch (thrown) {
     logger.warn({ err: coerceError(thrown) }, 'cannot listen for outbox notifications; polling only');
@@ -126,7 +137,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       // Claims carry this worker's liveness id; it must still be alive (see liveness.ts).
       await liveness.ensure();
     }
-    const round = await engine.step(claimNow ? free : 0);
+    const fanOut = outboxMayBeDue || Date.now() - lastFanOutAt >= POLL_INTERVAL_MS;
+    if (fanOut) {
+      outboxMayBeDue = false;
+      lastFanOutAt = Date.now();
+    }
+    const round = await engine.step(claimNow ? free : 0, fanOut);
+    // Another worker held the fan-out lock: ask again next round.
+    if (round.moreToFanOut || round.fanOut.busy) outboxMayBeDue = true;
     const { deliveries, customOfferDomains } = round.claimed;
     for (const claimed of deliveries) {
       const attempt = engine

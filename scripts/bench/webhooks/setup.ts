@@ -112,3 +112,32 @@ export async function commitEvents(
     returning id`;
   return { committedAt: performance.timeOrigin + performance.now(), ids: rows.map((r) => r.id) };
 }
+
+/**
+ * `perWorkspace` prepared events for each workspace, each with a pending delivery due now to every
+ * endpoint of the workspace: an open backlog as fan-out would leave it, written in one statement,
+ * so the backlog rows measure the claim and completion alone.
+ */
+export async function seedOpenDeliveries(sql: Sql, workspaceIds: string[], perWorkspace: number): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    with events as (
+      select gen_random_uuid() as id, w.id as workspace_id
+        from unnest(${workspaceIds}::uuid[]) as w(id), generate_series(1, ${perWorkspace})
+    ),
+    messages as (
+      insert into webhook_messages (id, workspace_id, type, body, created_at)
+      select id, workspace_id, 'offer.sent', json_build_object('id', id, 'type', 'offer.sent', 'data', '{}'::json)::text, now()
+        from events
+      returning id, workspace_id
+    ),
+    deliveries as (
+      insert into webhook_deliveries
+        (message_id, endpoint_id, workspace_id, event_type, status, max_attempts, next_attempt_at, created_at, updated_at)
+      select m.id, e.id, m.workspace_id, 'offer.sent', 'pending', 8, now(), now(), now()
+        from messages m
+        join webhook_endpoints e on e.workspace_id = m.workspace_id and e.removed_at is null
+      returning 1
+    )
+    select count(*)::int as n from deliveries`;
+  return row!.n;
+}

@@ -38,7 +38,8 @@ export interface ClaimInput {
 }
 
 /**
- * Claims due deliveries for attempts, in one statement:
+ * Claims due deliveries for attempts, in one statement (its part of the round-robin: see
+ * round-robin.ts):
  *
  * - Workspaces come round-robin, longest-waiting first (SPEC.md "Webhook limits"): the state rows
  *   are ordered by queue_position, and every workspace served moves behind all others. Rows of a
@@ -61,12 +62,24 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
   const { now, limit, leaseUntil, startsPerWindow, windowEndedBefore, maxInFlightPerEndpoint, maxWorkspaces } = input;
   if (limit <= 0) return [];
   return sql<ClaimedDelivery[]>`
-    with live as materialized (
+    with recursive live as materialized (
       select l.objid::bigint as worker
         from pg_locks l
        where l.locktype = 'advisory' and l.granted and l.objsubid = 2
          and l.classid::bigint = ${input.workerLockClass}
          and l.database = (select oid from pg_database where datname = current_database())
+    ),
+    -- Workspaces with open deliveries, one index probe each (a loose scan of
+    -- webhook_deliveries_workspace_due_idx), so a queue of many idle workspaces costs nothing.
+    open_workspaces (workspace_id) as (
+      (select d.workspace_id from webhook_deliveries d
+        where d.status in ('pending', 'sending') order by d.workspace_id limit 1)
+      union all
+      select (select d.workspace_id from webhook_deliveries d
+               where d.status in ('pending', 'sending') and d.workspace_id > o.workspace_id
+               order by d.workspace_id limit 1)
+        from open_workspaces o
+       where o.workspace_id is not null
     ),
     ws as (
       select s.workspace_id, s.queue_position,
@@ -74,15 +87,20 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
                   then ${startsPerWindow} - s.window_starts
                   else ${startsPerWindow} end as capacity
         from webhook_workspace_state s
-       where (s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
+       where s.workspace_id in (select workspace_id from open_workspaces where workspace_id is not null)
+         and (s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
               or s.window_starts < ${startsPerWindow})
-         and exists (
-               select 1 from webhook_deliveries d
-                where d.workspace_id = s.workspace_id
-                  and d.status in ('pending', 'sending')
-                  and ((d.status = 'pending' and d.next_attempt_at <= ${now})
-                       or (d.status = 'sending' and (d.lease_until <= ${now}
-                           or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))))
+         -- Scalar probes, one per workspace, each reading one index entry: an exists here may be
+         -- planned as a join over every due delivery, which grows with the backlog.
+         and (coalesce((select true from webhook_deliveries d
+                         where d.workspace_id = s.workspace_id and d.status = 'pending' and d.next_attempt_at <= ${now}
+                         limit 1), false)
+              or coalesce((select true from webhook_endpoints se
+                             join webhook_deliveries d on d.endpoint_id = se.id and d.status = 'sending'
+                            where se.workspace_id = s.workspace_id
+                              and (d.lease_until <= ${now}
+                                   or (d.lease_worker is not null and d.lease_worker not in (select worker from live)))
+                            limit 1), false))
        order by s.queue_position, s.workspace_id
        limit ${maxWorkspaces}
          for update skip locked
@@ -92,18 +110,26 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
         from ws
         join webhook_endpoints e on e.workspace_id = ws.workspace_id and e.removed_at is null
        cross join lateral (
-             select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
-               from webhook_deliveries d
-              where d.endpoint_id = e.id
-                and d.status in ('pending', 'sending')
-                and ((d.status = 'pending' and d.next_attempt_at <= ${now})
-                     or (d.status = 'sending' and (d.lease_until <= ${now}
-                         or (d.lease_worker is not null and d.lease_worker not in (select worker from live)))))
-              order by d.next_attempt_at, d.id
-              limit greatest(0, ${maxInFlightPerEndpoint} - (
+             select least(${limit}, greatest(0, ${maxInFlightPerEndpoint} - (
                       select count(*) from webhook_deliveries f
                        where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}
-                         and (f.lease_worker is null or f.lease_worker in (select worker from live))))
+                         and (f.lease_worker is null or f.lease_worker in (select worker from live))))) as room
+           ) share
+       cross join lateral (
+             select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
+               from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
+                        from webhook_deliveries d
+                       where d.endpoint_id = e.id and d.status = 'pending' and d.next_attempt_at <= ${now}
+                       order by d.next_attempt_at, d.id
+                       limit share.room)
+                     union all
+                     (select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
+                        from webhook_deliveries d
+                       where d.endpoint_id = e.id and d.status = 'sending'
+                         and (d.lease_until <= ${now}
+                              or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))) u
+              order by u.next_attempt_at, u.id
+              limit share.room
            ) d
     ),
     ranked as (

@@ -2,7 +2,8 @@ import type { Queryable } from '../../db/connect.js';
 
 /**
  * SPEC.md "Webhook limits": "a workspace setting up its first endpoint joins at the back" of the
- * round-robin. Called when a workspace gains its first endpoint (again, after removing all).
+ * round-robin (the whole rule: round-robin.ts). Called when a workspace gains its first endpoint
+ * (again, after removing all).
  */
 export async function joinFairnessQueue(sql: Queryable, input: { workspaceId: string }): Promise<void> {
   await sql`

@@ -1,0 +1,136 @@
+import { join } from 'node:path';
+import type { Sql } from '../../../src/db/connect.js';
+import { freePort, startNode, type NodeProcess } from '../processes.js';
+
+/** The webhook benchmark's moving parts: the receiver process, worker processes, waiting. */
+
+export const STALL_TIMEOUT_MS = 60_000;
+export const POLL_MS = 200;
+const PROGRESS_LOG_MS = 15_000;
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const wallNow = () => performance.timeOrigin + performance.now();
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export interface Receiver {
+  proc: NodeProcess;
+  control: string;
+  reset(): Promise<void>;
+  summary(): Promise<{ requests: number; distinct: number; duplicates: number; failedAnswers: number }>;
+  /** [path + ' ' + webhook-id, path, wall-clock ms, count] */
+  arrivals(): Promise<[string, string, number, number][]>;
+}
+
+export async function startReceiver(workDir: string, certFile: string, keyFile: string): Promise<{ receiver: Receiver; port: number }> {
+  const [port, controlPort] = [await freePort(), await freePort()];
+  const proc = startNode('receiver', 'webhooks/receiver.ts', {
+    env: { RECEIVER_CERT: certFile, RECEIVER_KEY: keyFile, RECEIVER_PORT: String(port), RECEIVER_CONTROL_PORT: String(controlPort) },
+    logFile: join(workDir, 'receiver.log'),
+  });
+  const control = `http://127.0.0.1:${controlPort}`;
+  const get = async <T>(path: string, method = 'GET'): Promise<T> => {
+    const res = await fetch(`${control}${path}`, { method });
+    return (await res.json()) as T;
+  };
+  for (let i = 0; ; i++) {
+    try {
+      await get('/summary');
+      break;
+    } catch {
+      if (i > 600) throw new Error('the webhook receiver did not start');
+      await sleep(50);
+    }
+  }
+  return {
+    port,
+    receiver: {
+      proc,
+      control,
+      reset: () => get('/reset', 'POST'),
+      summary: () => get('/summary'),
+      arrivals: () => get('/arrivals'),
+    },
+  };
+}
+
+export interface Workers {
+  stop(): Promise<{ statements: number; transactions: number }>;
+}
+
+export async function startWorkers(count: number, env: Record<string, string>, workDir: string): Promise<Workers> {
+  const procs = Array.from({ length: count }, (_, i) =>
+    startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', { env, stdout: 'pipe', logFile: join(workDir, `worker-${i + 1}.log`) }),
+  );
+  const outputs = procs.map((proc) => {
+    const state = { text: '' };
+    proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (state.text += chunk));
+    return state;
+  });
+  const deadline = Date.now() + 60_000;
+  while (!outputs.every((o) => o.text.includes('"ready":true'))) {
+    if (Date.now() > deadline) throw new Error('webhook workers did not start');
+    await sleep(50);
+  }
+  return {
+    async stop() {
+      await Promise.all(procs.map((proc) => proc.stop()));
+      let statements = 0;
+      let transactions = 0;
+      for (const o of outputs) {
+        const line = o.text.split('\n').find((l) => l.includes('"statements"'));
+        if (line) {
+          const counts = JSON.parse(line) as { statements: number; transactions: number };
+          statements += counts.statements;
+          transactions += counts.transactions;
+        }
+      }
+      return { statements, transactions };
+    },
+  };
+}
+
+export async function xactCommits(sql: Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select xact_commit::int8 as n from pg_stat_database where datname = current_database()`;
+  return row!.n;
+}
+
+/** Waits until every event is out of the outbox and every delivery has had its first attempt. */
+export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (line: string) => void, workspaceIds?: string[]): Promise<void> {
+  let lastProgress = Date.now();
+  let lastState = '';
+  let lastLog = Date.now();
+  for (;;) {
+    await sleep(POLL_MS);
+    const [row] = workspaceIds
+      ? await sql<{ open: number }[]>`
+          select (select count(*) from webhook_outbox where workspace_id = any (${workspaceIds}::uuid[]))
+               + (select count(*) from webhook_deliveries
+                   where workspace_id = any (${workspaceIds}::uuid[]) and status in ('pending', 'sending') and attempt_count = 0) as open`
+      : await sql<{ open: number }[]>`
+          select (select count(*) from webhook_outbox)
+               + (select count(*) from webhook_deliveries where status in ('pending', 'sending') and attempt_count = 0) as open`;
+    if (Number(row!.open) === 0) return;
+    const { requests } = await receiver.summary();
+    // Progress is an arrival or a fan-out step (events leaving the outbox become deliveries).
+    const state = `${requests}/${row!.open}`;
+    if (state !== lastState) {
+      lastState = state;
+      lastProgress = Date.now();
+    } else if (Date.now() - lastProgress > STALL_TIMEOUT_MS) {
+      throw new Error(`webhook delivery stalled: ${row!.open} events or first attempts still open`);
+    }
+    if (Date.now() - lastLog > PROGRESS_LOG_MS) {
+      lastLog = Date.now();
+      log(`  ... ${requests} requests at the receiver, ${row!.open} events in the outbox or first attempts open`);
+    }
+  }
+}
+
+/** Math.max(...values) overflows the call stack at a few hundred thousand arrivals. */
+export function largest(values: number[]): number {
+  return values.reduce((max, value) => (value > max ? value : max), -Infinity);
+}

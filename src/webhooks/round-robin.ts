@@ -1,0 +1,30 @@
+/**
+ * SPEC.md "Webhook limits": "Workspaces are served round-robin, longest-waiting first; a workspace
+ * setting up its first endpoint joins at the back. Timing is not guaranteed." The whole rule, and
+ * where each part of it runs:
+ *
+ * 1. The queue. webhook_workspace_state holds one row per workspace that has (had) an endpoint;
+ *    lower `queue_position` is served first. A workspace gaining its first endpoint (again, after
+ *    removing all) is put behind every other (sql/joinFairnessQueue.ts, from management.ts).
+ * 2. Events into deliveries (fan-out, fanout.ts). Each batch of FANOUT_BATCH_SIZE outbox rows is
+ *    taken workspace by workspace, the workspace whose oldest due row has waited longest first,
+ *    at most FANOUT_ROWS_PER_WORKSPACE rows each (sql/takeDueOutbox.ts), so one workspace's burst
+ *    never fills a batch. A burst beyond SPEC's 1,000 waiting events is cut in one statement
+ *    (sql/dropExcessWaiting.ts) and then takes no more turns.
+ * 3. Deliveries into attempts (the claim, sql/claimDeliveries.ts). A claim looks at the first
+ *    CLAIM_WORKSPACES workspaces of the queue that have a due delivery, gives each what its start
+ *    rate allows (60 per minute), alternates endpoints within a workspace, interleaves workspaces
+ *    (one delivery of each, then a second of each, ...), and moves every workspace it served
+ *    behind all others, in the order it served them.
+ * 4. The worker's loop (engine.ts `step`). Each round fans out at most one batch and then claims,
+ *    so deliveries already due keep being claimed while a large outbox backlog is worked off.
+ *
+ * Why a waiting delivery has not started yet is told from the same rules (waiting.ts).
+ */
+
+/** Outbox rows turned into messages per fan-out transaction. */
+export const FANOUT_BATCH_SIZE = 200;
+/** Most rows one workspace gives to a fan-out batch, so a backlog never holds back others. */
+export const FANOUT_ROWS_PER_WORKSPACE = 50;
+/** Workspaces considered by one claim; the round-robin front of the queue. */
+export const CLAIM_WORKSPACES = 100;

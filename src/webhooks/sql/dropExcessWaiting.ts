@@ -1,0 +1,44 @@
+import type { Tx } from '../../db/connect.js';
+
+export interface WaitingRoom {
+  workspaceId: string;
+  /** Events the workspace may still have waiting after this fan-out batch (1,000 minus those waiting). */
+  room: number;
+}
+
+/**
+ * SPEC.md "Webhook limits": "When 1,000 events of a workspace are waiting, further events are not
+ * turned into webhooks." Events still in the outbox are waiting too, in commit order, so of a
+ * workspace's due outbox rows that an active endpoint subscribes to, those past its room are
+ * dropped now, all in this one statement, rather than batch by batch as fan-out reaches them: a
+ * flood of 50,000 events leaves at most its 1,000 in the outbox and never again takes fan-out
+ * turns from other workspaces. Rows this batch already took (`taken`) are not counted. Returns
+ * the dropped rows.
+ */
+export async function dropExcessWaiting(
+  tx: Tx,
+  input: { rooms: WaitingRoom[]; taken: string[]; now: Date },
+): Promise<{ id: string; workspace_id: string }[]> {
+  if (input.rooms.length === 0) return [];
+  return tx<{ id: string; workspace_id: string }[]>`
+    with budget as (
+      select * from unnest(${input.rooms.map((r) => r.workspaceId)}::uuid[], ${input.rooms.map((r) => r.room)}::int[])
+        as b(workspace_id, room)
+    ),
+    ranked as (
+      select o.id, b.room,
+             row_number() over (partition by o.workspace_id
+                                order by o.available_at, o.created_at, o.offer_sequence, o.id) as position
+        from webhook_outbox o
+        join budget b on b.workspace_id = o.workspace_id
+       where o.available_at <= ${input.now}
+         and o.id <> all (${input.taken}::uuid[])
+         and exists (select 1 from webhook_endpoints e
+                      where e.workspace_id = o.workspace_id and e.removed_at is null and e.state = 'active'
+                        and o.type = any (e.event_types))
+    )
+    delete from webhook_outbox o
+     using ranked r
+     where o.id = r.id and r.position > r.room
+    returning o.id, o.workspace_id`;
+}
