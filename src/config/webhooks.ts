@@ -1,6 +1,5 @@
 import { boolean, ConfigError, integer, type Env } from './values.js';
 
-
 /**
  * Attempts one webhook worker runs at once unless WEBHOOK_WORKER_CONCURRENCY says otherwise.
  * Sending is I/O-bound (SPEC.md "Webhook limits": up to 10 seconds per answer) and outcomes are
