@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOffer, sendOffer, viewOffer } from '../../src/domain/offer-actions.js';
-import { listOffers } from '../../src/read-model/offers.js';
+import { readOfferPage } from '../../src/read-model/offers.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
@@ -130,7 +130,7 @@ describe('cost does not grow with depth', () => {
       const [row] = await sqlText;
       return (row as { 'QUERY PLAN': { Plan: Record<string, unknown> }[] })['QUERY PLAN'][0]!.Plan;
     };
-    const deepPage = await listOffers(api.db.sql, { workspaceId: ws.workspaceId, status: null, after: null, limit: 950, now: api.clock.now() });
+    const deepPage = (await readOfferPage(api.db.sql, { workspaceId: ws.workspaceId }, { status: null, after: null, limit: 950, now: api.clock.now() }))!.value;
     const first = await explain(null);
     const deep = await explain(deepPage.next);
     const text = JSON.stringify(deep);
