@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { workspaceOfKey } from '../../src/api/admission/api-key-lookup.js';
 import { loadCursorCodec } from '../../src/api/cursor.js';
 import { loadConfig } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
 import { hashApiKey } from '../../src/domain/api-key-format.js';
 import { readOffer, readOfferEventPage, readOfferPage } from '../../src/read-model/offers.js';
 import type { OfferStatus } from '../../src/read-model/types.js';
+import { workspaceOfKey } from '../../src/read-model/scope.js';
 import { readWorkspace } from '../../src/read-model/workspace.js';
 
 /**

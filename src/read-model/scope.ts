@@ -41,14 +41,22 @@ export async function readInScope<R extends object>(
     const rows = await sql<R[]>`select r.* from (${read(sql`${scope.workspaceId}::uuid`)}) r order by ${order}`;
     return { workspaceId: scope.workspaceId, value: rows };
   }
+  // The key's row goes by an alias no read uses: a read's own `k` would otherwise shadow it.
   const rows = await sql<(R & { scope_workspace_id: string; in_scope: boolean | null })[]>`
-    select k.workspace_id as scope_workspace_id, r.*
-      from api_keys k
-      left join lateral (select true as in_scope, s.* from (${read(sql`k.workspace_id`)}) s) r on true
-     where k.key_hash = ${scope.apiKeyHash} and ${validKeySql(sql, 'k', now)}
+    select scope_key.workspace_id as scope_workspace_id, r.*
+      from api_keys scope_key
+      left join lateral (select true as in_scope, s.* from (${read(sql`scope_key.workspace_id`)}) s) r on true
+     where scope_key.key_hash = ${scope.apiKeyHash} and ${validKeySql(sql, 'scope_key', now)}
      order by ${order}`;
   const [first] = rows;
   if (!first) return null;
   // The two marker columns stay on the rows: every caller maps rows to wire shapes field by field.
   return { workspaceId: first.scope_workspace_id, value: rows.filter((row) => row.in_scope) };
+}
+
+/** The key check alone (the benchmark's baseline for unknown keys): the key's workspace, or null. */
+export async function workspaceOfKey(sql: Queryable, keyHash: Buffer, now: Date): Promise<string | null> {
+  const [row] = await sql<{ workspace_id: string }[]>`
+    select k.workspace_id from api_keys k where k.key_hash = ${keyHash} and ${validKeySql(sql, 'k', now)}`;
+  return row?.workspace_id ?? null;
 }
