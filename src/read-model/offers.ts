@@ -161,19 +161,43 @@ export async function readOfferPage(
       : sql``;
   const take = limit + 1;
   /**
-   * Sent offers on one side of their deadline. The page's ids come from an index-only scan of
-   * offers_sent_list_idx (it covers expires_at), and only those rows are read: a plain index scan
-   * would fetch the table row of every sent offer it passes just to test the deadline.
+   * Sent offers on one side of their deadline, by the ids of the page (`ids`), then only those
+   * rows are read.
    */
-  const sentPage = (workspace: Fragment, overdue: boolean) => sql`
+  const sentPage = (ids: Fragment) => sql`
     select ${columns}
-      from (select k.id from offers k
-             where k.workspace_id = ${workspace} and k.status = 'sent'
-               and ${overdue ? overdueSql(sql, 'k', now) : sql`not ${overdueSql(sql, 'k', now)}`} ${beyond('k')}
-             order by k.created_at desc, k.id desc
-             limit ${take}) page_ids
+      from (${ids}) page_ids
       join offers o on o.id = page_ids.id
      order by o.created_at desc, o.id desc`;
+  /**
+   * Not yet due: an index-only walk of offers_sent_list_idx (it covers expires_at), newest first;
+   * a plain index scan would read the table row of every sent offer it passes.
+   */
+  const duePageIds = (workspace: Fragment) => sql`
+    select k.id from offers k
+     where k.workspace_id = ${workspace} and k.status = 'sent' and not ${overdueSql(sql, 'k', now)} ${beyond('k')}
+     order by k.created_at desc, k.id desc
+     limit ${take}`;
+  /**
+   * Overdue: newest first would walk every sent offer not yet due. An offer's deadline lies after
+   * its creation (sendOffer refuses a deadline before the sending, which is not before the
+   * creation). So take the n + 1 overdue offers with the latest deadlines (offers_sent_deadline_list_idx):
+   * the oldest creation among them, `m`, bounds the page, since at least n + 1 overdue offers are
+   * created at or after m; and each of the page's offers, created at or after m, has its deadline
+   * after m. The page is then the newest among the overdue offers with deadlines in [m, now]:
+   * the offers due in that span, not every sent one.
+   */
+  const overduePageIds = (workspace: Fragment) => sql`
+    select k.id from offers k,
+      (select min(b.created_at) as m from (
+         select k.created_at from offers k
+          where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
+          order by k.expires_at desc
+          limit ${take}) b) bound
+     where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
+       and k.expires_at >= bound.m and k.created_at >= bound.m
+     order by k.created_at desc, k.id desc
+     limit ${take}`;
   const read = (workspace: Fragment) => {
     if (status === 'expired') {
       // Two index-ordered streams, each at most n + 1 rows, merged: offers the expiry job has
@@ -184,12 +208,12 @@ export async function readOfferPage(
             where o.workspace_id = ${workspace} and o.status = 'expired' ${beyond('o')}
             order by o.created_at desc, o.id desc limit ${take})
           union all
-          (${sentPage(workspace, true)})
+          (${sentPage(overduePageIds(workspace))})
         ) page
         order by page.position::timestamptz desc, page.id desc
         limit ${take}`;
     }
-    if (status === 'sent') return sentPage(workspace, false);
+    if (status === 'sent') return sentPage(duePageIds(workspace));
     const filter = status === null ? sql`` : sql`and o.status = ${status}`;
     return sql`
       select ${columns} from offers o
