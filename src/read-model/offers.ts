@@ -188,15 +188,20 @@ export async function readOfferPage(
    * the offers due in that span, not every sent one.
    */
   const overduePageIds = (workspace: Fragment) => sql`
-    select k.id from offers k,
-      (select min(b.created_at) as m from (
-         select k.created_at from offers k
-          where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
-          order by k.expires_at desc
-          limit ${take}) b) bound
-     where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
-       and k.expires_at >= bound.m and k.created_at >= bound.m
-     order by k.created_at desc, k.id desc
+    with bound as materialized (
+      select min(b.created_at) as m from (
+        select k.created_at from offers k
+         where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
+         order by k.expires_at desc
+         limit ${take}) b),
+    -- Materialized, so the planner takes the deadline range and sorts it, rather than walking
+    -- the list index newest first (it cannot know how narrow the range is).
+    candidates as materialized (
+      select k.id, k.created_at from offers k
+       where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
+         and k.expires_at >= (select m from bound) and k.created_at >= (select m from bound))
+    select c.id from candidates c
+     order by c.created_at desc, c.id desc
      limit ${take}`;
   const read = (workspace: Fragment) => {
     if (status === 'expired') {
