@@ -9,7 +9,7 @@ import { workspaceOfKey } from '../../src/read-model/scope.js';
 import { readWorkspace } from '../../src/read-model/workspace.js';
 
 /**
- * The read API's baseline (issue 5): a bare `node:http` server that answers the benchmark's
+ * The read API's baseline: a bare `node:http` server that answers the benchmark's
  * requests with the same SQL (the read-model functions the service calls), through postgres.js
  * with the service's pool size, and the same JSON bodies and cursors (the service's CursorCodec on
  * the same key) - and nothing else: no framework, no routing library, no validation, no

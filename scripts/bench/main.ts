@@ -11,7 +11,7 @@ import { ensureSeeded } from './seed-data.js';
 import { runWebhookBenchmark, type WebhookResults } from './webhooks/run.js';
 
 /**
- * `npm run bench` (issue 5): seeds (or reuses) a 1,000,000-offer workspace in the bench's own
+ * `npm run bench`: seeds (or reuses) a 1,000,000-offer workspace in the bench's own
  * database, measures the read API and the webhook delivery against baselines in the same run,
  * prints a table and writes bench/results.json. `npm run bench:smoke` runs tiny sizes.
  */

@@ -17,7 +17,7 @@ export interface BenchResults {
   durations: { seedSeconds: number | null; readSeconds: number | null; webhookSeconds: number | null; totalSeconds: number };
 }
 
-/** Targets of issue 5, checked and printed; a miss is reported, not failed. */
+/** The benchmark's targets, checked and printed; a miss is reported, not failed. */
 export const TARGETS = {
   seedSeconds: 180,
   readRatio: 0.75,
