@@ -1,4 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { HttpLimits } from './config.js';
 
 /**
@@ -29,4 +30,60 @@ export function createHttpServer(app: RequestListener, limits: HttpLimits): Serv
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   return server;
+}
+
+export function listen(server: Server, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+    server.listen(port, host);
+  });
+}
+
+/** Connections with a request in flight, so that shutdown can tell busy ones from idle ones. */
+export interface ConnectionState {
+  sockets: Set<Socket>;
+  busy: WeakMap<Socket, number>;
+}
+
+export function trackConnections(server: Server): ConnectionState {
+  const state: ConnectionState = { sockets: new Set(), busy: new WeakMap() };
+  server.on('connection', (socket) => {
+    state.sockets.add(socket);
+    socket.once('close', () => state.sockets.delete(socket));
+  });
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    state.busy.set(socket, (state.busy.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      state.busy.set(socket, (state.busy.get(socket) ?? 1) - 1);
+      // Once shutting down, a keep-alive connection that just finished its request is closed.
+      if (!server.listening && state.busy.get(socket) === 0) socket.end();
+    });
+  });
+  return state;
+}
+
+const SHUTDOWN_POLL_MS = 20;
+
+/**
+ * Stops accepting connections, closes idle keep-alive connections at once, lets requests in
+ * flight finish, and after `timeoutMs` closes whatever is left.
+ */
+export async function closeServer(server: Server, state: ConnectionState, timeoutMs: number): Promise<void> {
+  if (!server.listening) return;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Responses finished from now on carry `Connection: close`.
+  server.on('request', (_req, res) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  });
+  for (const socket of state.sockets) {
+    if ((state.busy.get(socket) ?? 0) === 0) socket.end();
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (state.sockets.size > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_POLL_MS));
+  }
+  for (const socket of state.sockets) socket.destroy();
+  await closed;
 }

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createApp } from './api/app.js';
+import { API_BASE_PATH } from './api/openapi-document.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { advisoryLockKey } from './db/advisory-lock.js';
@@ -11,7 +11,8 @@ import { openDatabase, type Database } from './db/open.js';
 import { hashApiKey } from './domain/api-key-format.js';
 import { DEMO_HISTORY_OFFERS, DEMO_OWNER_EMAIL, seedDemoWorkspace } from './seed/demo-seed.js';
 import { createSignInLink, signInLinkUrl } from './domain/sign-in-links.js';
-import { createHttpServer } from './http-server.js';
+import { validKeySql } from './read-model/scope.js';
+import { closeServer, createHttpServer, listen, trackConnections } from './http-server.js';
 import { coerceError, createServiceLogger, type Logger } from './log.js';
 import { loadCheckedMasterKeys, startWorker, type RunningWorker } from './webhooks/worker.js';
 
@@ -21,7 +22,6 @@ import { loadCheckedMasterKeys, startWorker, type RunningWorker } from './webhoo
  * webhook worker in the same process. Shutdown runs in the reverse order of start.
  */
 
-export const API_BASE_PATH = '/api/v1';
 /** The demo key is written here (mode 0600) so a later start can show it again. */
 export const DEMO_KEY_FILE = 'demo-api-key.txt';
 
@@ -164,10 +164,10 @@ async function demoKey(db: Database, config: Config, clock: Clock, logger: Logge
     await reserved`select pg_advisory_unlock(${DEMO_SEED_LOCK}::bigint)`.catch(() => {});
     reserved.release();
   }
-  return readDemoKey(db.sql, file);
+  return readDemoKey(db.sql, clock, file);
 }
 
-async function readDemoKey(sql: Sql, file: string): Promise<string | undefined> {
+async function readDemoKey(sql: Sql, clock: Clock, file: string): Promise<string | undefined> {
   let record: DemoKeyFile;
   try {
     const [, json] = readFileSync(file, 'utf8').split('\n');
@@ -177,11 +177,10 @@ async function readDemoKey(sql: Sql, file: string): Promise<string | undefined> 
   }
   const [usable] = await sql`
     select 1 as ok
-    from api_keys
-    where key_hash = ${hashApiKey(record.apiKey)}
-      and workspace_id = ${record.workspaceId}::uuid
-      and revoked_at is null
-      and (expires_at is null or expires_at > now())`;
+    from api_keys k
+    where k.key_hash = ${hashApiKey(record.apiKey)}
+      and k.workspace_id = ${record.workspaceId}::uuid
+      and ${validKeySql(sql, 'k', clock.now())}`;
   return usable ? record.apiKey : undefined;
 }
 
@@ -247,68 +246,9 @@ function consoleBanner(consoleUrl: string, demoSignInUrl: string | undefined): s
   return lines.join('\n');
 }
 
-// ---------------------------------------------------------------------------------------------
-// HTTP
-
-function listen(server: Server, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    server.once('listening', () => resolve(server));
-    server.once('error', reject);
-    server.listen(port, host);
-  });
-}
-
 /** A wildcard listen address is not something to paste into curl. */
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-/** Connections with a request in flight, so that shutdown can tell busy ones from idle ones. */
-interface ConnectionState {
-  sockets: Set<Socket>;
-  busy: WeakMap<Socket, number>;
-}
-
-function trackConnections(server: Server): ConnectionState {
-  const state: ConnectionState = { sockets: new Set(), busy: new WeakMap() };
-  server.on('connection', (socket) => {
-    state.sockets.add(socket);
-    socket.once('close', () => state.sockets.delete(socket));
-  });
-  server.on('request', (req, res) => {
-    const socket = req.socket;
-    state.busy.set(socket, (state.busy.get(socket) ?? 0) + 1);
-    res.once('close', () => {
-      state.busy.set(socket, (state.busy.get(socket) ?? 1) - 1);
-      // Once shutting down, a keep-alive connection that just finished its request is closed.
-      if (!server.listening && state.busy.get(socket) === 0) socket.end();
-    });
-  });
-  return state;
-}
-
-const SHUTDOWN_POLL_MS = 20;
-
-/**
- * Stops accepting connections, closes idle keep-alive connections at once, lets requests in
- * flight finish, and after `timeoutMs` closes whatever is left.
- */
-async function closeServer(server: Server, state: ConnectionState, timeoutMs: number): Promise<void> {
-  if (!server.listening) return;
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // Responses finished from now on carry `Connection: close`.
-  server.on('request', (_req, res) => {
-    if (!res.headersSent) res.setHeader('Connection', 'close');
-  });
-  for (const socket of state.sockets) {
-    if ((state.busy.get(socket) ?? 0) === 0) socket.end();
-  }
-  const deadline = Date.now() + timeoutMs;
-  while (state.sockets.size > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_POLL_MS));
-  }
-  for (const socket of state.sockets) socket.destroy();
-  await closed;
 }

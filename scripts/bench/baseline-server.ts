@@ -1,15 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { workspaceOfKey } from '../../src/api/admission/api-key-lookup.js';
 import { loadCursorCodec } from '../../src/api/cursor.js';
 import { loadConfig } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
 import { hashApiKey } from '../../src/domain/api-key-format.js';
-import { listOfferEvents, listOffers, readOffer } from '../../src/read-model/offers.js';
+import { readOffer, readOfferEventPage, readOfferPage } from '../../src/read-model/offers.js';
 import type { OfferStatus } from '../../src/read-model/types.js';
+import { workspaceOfKey } from '../../src/read-model/scope.js';
 import { readWorkspace } from '../../src/read-model/workspace.js';
 
 /**
- * The read API's baseline (issue 5): a bare `node:http` server that answers the benchmark's
+ * The read API's baseline: a bare `node:http` server that answers the benchmark's
  * requests with the same SQL (the read-model functions the service calls), through postgres.js
  * with the service's pool size, and the same JSON bodies and cursors (the service's CursorCodec on
  * the same key) - and nothing else: no framework, no routing library, no validation, no
@@ -29,6 +29,8 @@ if (!config.databaseUrl || !workspaceId) throw new Error('baseline-server needs 
 const sql = connect(config.databaseUrl, { max: config.databasePoolSize, applicationName: 'offerdesk-bench-baseline' });
 const cursors = await loadCursorCodec(sql);
 let lookUpKeys = false;
+/** The fixed workspace, named directly: the baseline reads without a key. */
+const scope = { workspaceId };
 
 const PREFIX = '/api/v1/';
 const OFFER_PATH = /^offers\/([0-9a-f-]{36})(\/events)?$/;
@@ -71,7 +73,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
   const route = path.slice(PREFIX.length);
   if (route === 'workspace') {
-    return send(res, 200, { data: await readWorkspace(sql, workspaceId!) });
+    return send(res, 200, { data: (await readWorkspace(sql, scope, now))!.value });
   }
   if (route === 'offers') {
     const status = (query.get('status') as OfferStatus | null) ?? null;
@@ -79,7 +81,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const token = query.get('cursor');
     const cursor = token === null ? null : cursors.decode(token);
     const after = cursor?.list === 'offers' ? { createdAt: cursor.createdAt, id: cursor.id } : null;
-    const page = await listOffers(sql, { workspaceId: workspaceId!, status, after, limit, now });
+    const page = (await readOfferPage(sql, scope, { status, after, limit, now }))!.value;
     const next = page.next && cursors.encode({ list: 'offers', workspaceId: workspaceId!, status, ...page.next });
     return send(res, 200, { data: page.offers, next_cursor: next });
   }
@@ -94,7 +96,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const token = query.get('cursor');
   const cursor = token === null ? null : cursors.decode(token);
   const afterSequence = cursor?.list === 'events' ? cursor.sequence : 0;
-  const page = await listOfferEvents(sql, { workspaceId: workspaceId!, offerId, afterSequence, limit });
+  const page = (await readOfferEventPage(sql, scope, { offerId, afterSequence, limit, now }))!.value;
   if (page.events === null) return notFound(res);
   const next = page.nextAfterSequence === null ? null : cursors.encode({ list: 'events', workspaceId: workspaceId!, offerId, sequence: page.nextAfterSequence });
   return send(res, 200, { data: page.events, next_cursor: next });

@@ -14,7 +14,21 @@ export interface BenchDatabase {
   url: string;
   sql: Sql;
   name: string;
+  setup: DatabaseSetup;
   close(): Promise<void>;
+}
+
+/**
+ * Which PostgreSQL a run measured, and its settings that move the numbers: a run is only
+ * compared with another of the same setup (report.ts, compareWithPrevious).
+ */
+export interface DatabaseSetup {
+  /** The embedded server under the data directory, or DATABASE_URL's (a service). */
+  embedded: boolean;
+  /** `server_version`, e.g. "15.10 (Debian 15.10-1.pgdg120+1)". */
+  version: string;
+  sharedBuffers: string;
+  synchronousCommit: string;
 }
 
 /** Pool of the orchestrating process: seeding runs one statement at a time, probes need a few. */
@@ -47,10 +61,23 @@ export async function openBenchDatabase(config: Config, name: string, options: {
   const url = parsed.toString();
   const sql = connect(url, { max: ORCHESTRATOR_POOL, applicationName: 'offerdesk-bench' });
   await migrate(sql, options.log);
+  const [settings] = await sql<{ version: string; shared_buffers: string; synchronous_commit: string }[]>`
+    select current_setting('server_version') as version, current_setting('shared_buffers') as shared_buffers,
+           current_setting('synchronous_commit') as synchronous_commit`;
+  const setup: DatabaseSetup = {
+    embedded: embedded !== undefined,
+    version: settings!.version,
+    sharedBuffers: settings!.shared_buffers,
+    synchronousCommit: settings!.synchronous_commit,
+  };
+  options.log(
+    `PostgreSQL ${setup.version}, ${setup.embedded ? 'embedded' : 'service (DATABASE_URL)'}, shared_buffers ${setup.sharedBuffers}, synchronous_commit ${setup.synchronousCommit}`,
+  );
   return {
     url,
     sql,
     name,
+    setup,
     async close() {
       await sql.end({ timeout: 5 });
       await embedded?.stop();

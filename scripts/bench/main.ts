@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
@@ -6,12 +6,12 @@ import { openBenchDatabase } from './database.js';
 import { parseOptions } from './options.js';
 import { REPO_DIR, stopAllChildren } from './processes.js';
 import { runReadBenchmark, type ReadResults } from './read-api.js';
-import { printReport, sanityProblems, type BenchResults } from './report.js';
+import { compareWithPrevious, printReport, sanityProblems, type BenchResults } from './report.js';
 import { ensureSeeded } from './seed-data.js';
 import { runWebhookBenchmark, type WebhookResults } from './webhooks/run.js';
 
 /**
- * `npm run bench` (issue 5): seeds (or reuses) a 1,000,000-offer workspace in the bench's own
+ * `npm run bench`: seeds (or reuses) a 1,000,000-offer workspace in the bench's own
  * database, measures the read API and the webhook delivery against baselines in the same run,
  * prints a table and writes bench/results.json. `npm run bench:smoke` runs tiny sizes.
  */
@@ -72,7 +72,7 @@ try {
     kind: options.smoke ? 'smoke' : 'full',
     finishedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
-    database: { embedded: !loadConfig().databaseUrl, name: db.name },
+    database: { name: db.name, ...db.setup },
     seed: { ...options.seed, ...seeded },
     read,
     webhooks,
@@ -85,8 +85,11 @@ try {
     },
   };
   mkdirSync(join(REPO_DIR, 'bench'), { recursive: true });
-  writeFileSync(join(REPO_DIR, options.resultsFile), `${JSON.stringify(results, null, 2)}\n`);
+  const resultsPath = join(REPO_DIR, options.resultsFile);
+  const previous = existsSync(resultsPath) ? (JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults) : null;
+  writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   printReport(results, options, log);
+  compareWithPrevious(results, previous, options.resultsFile, log);
   log(`\nwrote ${options.resultsFile}`);
 } finally {
   await stopAllChildren();

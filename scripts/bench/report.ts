@@ -1,3 +1,4 @@
+import type { DatabaseSetup } from './database.js';
 import type { BenchOptions } from './options.js';
 import type { ReadResults } from './read-api.js';
 import type { WebhookResults } from './webhooks/run.js';
@@ -7,7 +8,8 @@ export interface BenchResults {
   kind: 'full' | 'smoke';
   finishedAt: string;
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string };
-  database: { embedded: boolean; name: string };
+  /** Older results files have only `embedded` and `name`. */
+  database: { name: string } & Partial<DatabaseSetup> & { embedded: boolean };
   seed: Record<string, unknown> & { offers: number; events: number; seedSeconds: number | null; originalSeedSeconds: number };
   read: ReadResults | null;
   webhooks: WebhookResults | null;
@@ -15,7 +17,7 @@ export interface BenchResults {
   durations: { seedSeconds: number | null; readSeconds: number | null; webhookSeconds: number | null; totalSeconds: number };
 }
 
-/** Targets of issue 5, checked and printed; a miss is reported, not failed. */
+/** The benchmark's targets, checked and printed; a miss is reported, not failed. */
 export const TARGETS = {
   seedSeconds: 180,
   readRatio: 0.75,
@@ -45,6 +47,11 @@ function table(header: string[], rows: string[][]): string {
 export function printReport(results: BenchResults, options: BenchOptions, log: (line: string) => void): void {
   const { seed, read } = results;
   log(`\n=== Offerdesk benchmark (${results.kind}) on ${results.machine.cpus} CPUs, Node ${results.machine.node} ===`);
+  const d = results.database;
+  log(
+    `database: PostgreSQL ${d.version} (${d.embedded ? 'embedded' : 'service, DATABASE_URL'}), shared_buffers ${d.sharedBuffers}, ` +
+      `synchronous_commit ${d.synchronousCommit}, database ${d.name}`,
+  );
   log(
     `seed: ${seed.offers.toLocaleString('en')} offers, ${seed.events.toLocaleString('en')} timeline entries; ` +
       (seed.seedSeconds === null
@@ -159,6 +166,38 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
     `\ndurations: seed ${seed.seedSeconds === null ? 'reused' : `${f(seed.seedSeconds)} s`}, read ${f(results.durations.readSeconds)} s, ` +
       `webhooks ${f(results.durations.webhookSeconds)} s, total ${f(results.durations.totalSeconds)} s`,
   );
+}
+
+function describeSetup(r: BenchResults): string {
+  const d = r.database;
+  return (
+    `${r.kind} run, ${r.machine.cpus} CPUs, Node ${r.machine.node}, PostgreSQL ${d.version ?? 'version not recorded'} ` +
+    `${d.embedded ? 'embedded' : 'service'}, shared_buffers ${d.sharedBuffers ?? '?'}, synchronous_commit ${d.synchronousCommit ?? '?'}`
+  );
+}
+
+/**
+ * The run beside the results file it replaced, read ratio by read ratio, but only when both ran on
+ * the same setup (PostgreSQL version, embedded or service, its settings, CPUs, Node, size): numbers
+ * from another setup are not comparable, and the report says so instead of comparing them.
+ */
+export function compareWithPrevious(results: BenchResults, previous: BenchResults | null, file: string, log: (line: string) => void): void {
+  if (!previous) return;
+  const now = describeSetup(results);
+  const then = describeSetup(previous);
+  log(`\ncompared with the previous ${file} (${previous.finishedAt}):`);
+  if (now !== then) {
+    log(`  NOT COMPARED: it ran on another setup\n    previous: ${then}\n    this run: ${now}`);
+    return;
+  }
+  const before = new Map((previous.read?.scenarios ?? []).map((s) => [s.name, s]));
+  for (const s of results.read?.scenarios ?? []) {
+    const p = before.get(s.name);
+    if (!p) continue;
+    const cpu = (r: typeof s) => (r.service.serverCpuMsPerRequest ?? NaN) / (r.baseline.serverCpuMsPerRequest ?? NaN);
+    log(`  ${s.name.padEnd(18)} req/s ratio ${f(p.ratio, 2)} -> ${f(s.ratio, 2)}, CPU per request ${f(cpu(p), 1)}x -> ${f(cpu(s), 1)}x baseline`);
+  }
+  if (previous.webhooks && results.webhooks) log(`  webhooks worker/baseline ${f(previous.webhooks.ratio, 2)} -> ${f(results.webhooks.ratio, 2)}`);
 }
 
 /** What the smoke run checks: everything ran and the numbers are sane. Returns the problems. */

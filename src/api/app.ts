@@ -11,12 +11,11 @@ import { docsDir } from '../paths.js';
 import { rawQuery } from './admission/query.js';
 import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
 import { loadCursorCodec } from './cursor.js';
+import { API_BASE_PATH } from './openapi-document.js';
 import { reply } from './errors.js';
 import { createOperations } from './operations.js';
 import { probePostgres, readinessHandler, type WorkerProgress } from './readiness.js';
 import { sendJson } from './respond.js';
-
-export const BASE_PATH = '/api/v1';
 
 export interface AppDeps {
   sql: Sql;
@@ -68,8 +67,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   if (!existsSync(join(docsDir, 'index.html'))) logger.warn({ docsDir }, 'no API reference to serve at /docs: run npm run docs');
   app.use('/docs', express.static(docsDir, { redirect: true, index: 'index.html', maxAge: '5m' }));
 
-  app.use(BASE_PATH, responseDeadline(config.http.responseDeadlineMs, logger));
-  app.use(BASE_PATH, async (req: Request, res: Response) => {
+  app.use(API_BASE_PATH, responseDeadline(config.http.responseDeadlineMs, logger));
+  app.use(API_BASE_PATH, async (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
     res.locals.apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers };

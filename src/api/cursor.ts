@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/connect.js';
 import { OFFER_STATUSES, type OfferStatus } from '../domain/offer-state.js';
+import { isUuid } from '../domain/validate.js';
 
 /**
  * Opaque, tamper-evident cursors (SPEC.md "Pagination rules" 2: "A cursor is used only with the
@@ -52,21 +53,20 @@ export class CursorCodec {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const STATUSES: ReadonlySet<string> = new Set(OFFER_STATUSES);
 
 function fromCompact(value: unknown): CursorPayload | null {
   if (typeof value !== 'object' || value === null) return null;
   const v = value as Record<string, unknown>;
-  if (typeof v.w !== 'string' || !UUID.test(v.w)) return null;
+  if (typeof v.w !== 'string' || !isUuid(v.w)) return null;
   const workspaceId = v.w;
   if (v.l === 'o') {
     const statusOk = v.s === null || (typeof v.s === 'string' && STATUSES.has(v.s));
-    if (!statusOk || typeof v.c !== 'string' || v.c.length > 64 || typeof v.i !== 'string' || !UUID.test(v.i)) return null;
+    if (!statusOk || typeof v.c !== 'string' || v.c.length > 64 || typeof v.i !== 'string' || !isUuid(v.i)) return null;
     return { list: 'offers', workspaceId, status: v.s as OfferStatus | null, createdAt: v.c, id: v.i };
   }
   if (v.l === 'e') {
-    if (typeof v.o !== 'string' || !UUID.test(v.o)) return null;
+    if (typeof v.o !== 'string' || !isUuid(v.o)) return null;
     if (typeof v.q !== 'number' || !Number.isSafeInteger(v.q) || v.q < 1) return null;
     return { list: 'events', workspaceId, offerId: v.o, sequence: v.q };
   }

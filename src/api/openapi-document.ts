@@ -14,6 +14,12 @@ export interface OpenApiDocument {
   json: string;
 }
 
+/**
+ * Where the API lives under a server's address (SPEC.md "Versioning": {base_url} ends with it),
+ * as openapi.yaml's relative `servers` entry names it.
+ */
+export const API_BASE_PATH = '/api/v1';
+
 let cached: OpenApiDocument | undefined;
 
 export function loadOpenApiDocument(): OpenApiDocument {

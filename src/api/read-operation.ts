@@ -5,8 +5,8 @@ import type { Sql } from '../db/connect.js';
 import { isUuid } from '../domain/validate.js';
 import type { CursorCodec } from './cursor.js';
 import { reply } from './errors.js';
+import type { Scope, Scoped } from '../read-model/scope.js';
 import type { Admission } from './admission/admit.js';
-import { workspaceOfKey } from './admission/api-key-lookup.js';
 
 export interface ReadDeps {
   sql: Sql;
@@ -16,14 +16,16 @@ export interface ReadDeps {
 
 export type QueryValues = Record<string, string | number | undefined>;
 
-/** A read operation: the query checks that need no database, then the answer. */
-export interface ReadOperation<Q> {
+/** A read operation: the query checks that need no database, then one statement, then the answer. */
+export interface ReadOperation<Q, V> {
   /** The rest of step 5 after the schema: cursor integrity and scope. `invalid` names the param. */
   readQuery(query: QueryValues, path: Record<string, string>, deps: ReadDeps): Q | { invalid: string };
   /** The workspace the query's cursor was made for, if it has one; checked once the key is known. */
   cursorWorkspace?(query: Q): string | null;
-  /** Step 7: find the resource of the key's workspace and answer (404 when it is not there). */
-  respond(input: { workspaceId: string; now: Date; query: Q; path: Record<string, string> }, res: Response, deps: ReadDeps): Promise<void>;
+  /** Steps 6 and 7 in one statement: the key check and the read (null when the key is not valid). */
+  read(input: { scope: Scope; now: Date; query: Q; path: Record<string, string> }, deps: ReadDeps): Promise<Scoped<V>>;
+  /** Step 7's answer from what was read (404 when the resource is not there). */
+  respond(input: { workspaceId: string; value: V; query: Q; path: Record<string, string> }, res: Response, deps: ReadDeps): void;
 }
 
 function isInvalid<Q>(value: Q | { invalid: string }): value is { invalid: string } {
@@ -32,9 +34,10 @@ function isInvalid<Q>(value: Q | { invalid: string }): value is { invalid: strin
 
 /**
  * Turns a ReadOperation into an openapi-backend handler. Steps 1-4 already ran in the security
- * handler and step 5's schema part in validation; this runs the rest of 5, then 6 and 7.
+ * handler and step 5's schema part in validation; this runs the rest of 5, then 6 and 7, whose
+ * database work is one round trip (src/read-model/scope.ts).
  */
-export function readHandler<Q>(operation: ReadOperation<Q>, deps: ReadDeps) {
+export function readHandler<Q, V>(operation: ReadOperation<Q, V>, deps: ReadDeps) {
   return async (c: Context, _req: Request, res: Response): Promise<void> => {
     const query = (c.request.query ?? {}) as QueryValues;
     const path = (c.request.params ?? {}) as Record<string, string>;
@@ -42,16 +45,15 @@ export function readHandler<Q>(operation: ReadOperation<Q>, deps: ReadDeps) {
     if (isInvalid(parsed)) return reply.invalidParameter(res, parsed.invalid);
 
     const admission = c.security?.bearerAuth as Admission;
-    const now = deps.clock.now();
-    const workspaceId = await workspaceOfKey(deps.sql, admission.keyHash, now);
-    if (workspaceId === null) return reply.unauthorized(res);
+    const found = await operation.read({ scope: { apiKeyHash: admission.keyHash }, now: deps.clock.now(), query: parsed, path }, deps);
+    if (found === null) return reply.unauthorized(res);
     // SPEC.md "Pagination rules" 2: a cursor is used only with the list it came from, and one
     // workspace's list is not another's. Checked after step 6, as only then is the workspace
-    // known, and answered like any other unusable cursor.
+    // known, and answered like any other unusable cursor (what was read is not sent).
     const cursorWorkspace = operation.cursorWorkspace?.(parsed) ?? null;
-    if (cursorWorkspace !== null && cursorWorkspace !== workspaceId) return reply.invalidParameter(res, 'cursor');
+    if (cursorWorkspace !== null && cursorWorkspace !== found.workspaceId) return reply.invalidParameter(res, 'cursor');
 
-    await operation.respond({ workspaceId, now, query: parsed, path }, res, deps);
+    operation.respond({ workspaceId: found.workspaceId, value: found.value, query: parsed, path }, res, deps);
   };
 }
 

@@ -9,11 +9,18 @@ export function sendJson(res: Response, status: number, body: unknown, cacheCont
   sendRawJson(res, status, JSON.stringify(body), cacheControl);
 }
 
+/**
+ * Written with Node's own writeHead and end, not Express's send: send turns the text into a
+ * Buffer, runs its freshness check (there is no ETag to check) and leaves Node to write headers
+ * and body as two chunks; a string given to end goes out with the headers in one write.
+ */
 export function sendRawJson(res: Response, status: number, json: string, cacheControl = 'no-store'): void {
-  res.status(status);
-  res.set('Content-Type', 'application/json; charset=utf-8');
-  res.set('Cache-Control', cacheControl);
-  res.send(json);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': cacheControl,
+    'Content-Length': Buffer.byteLength(json),
+  });
+  res.end(json);
 }
 
 /** OPTIONS answers: 204 without a body. */

@@ -13,7 +13,7 @@ import { requireText, requireTimestamp, requireUuid } from './validate.js';
  * (`via`: the console, or by default the operator's CLI).
  *
  * Revocation is exact without telling anyone: every API request reads the key row
- * (api/admission/api-key-lookup.ts), so the next request after the commit is refused.
+ * (read-model/scope.ts, validKeySql), so the next request after the commit is refused.
  */
 
 export type ApiKeyState = 'active' | 'expired' | 'revoked';

@@ -1,6 +1,6 @@
 import type { OfferStatus } from '../contract.js';
 import { exhaustive } from '../exhaustive.js';
-import type { Tx } from '../db/connect.js';
+import type { Queryable, Tx } from '../db/connect.js';
 import { invalidInput, invalidTransition, notFound } from './errors.js';
 
 export type { OfferStatus };
@@ -80,6 +80,14 @@ export function requireNotBeforeLastEntry(offer: LockedOffer, at: Date): void {
 export function statusAt(offer: LockedOffer, at: Date): OfferStatus {
   if (offer.status === 'sent' && offer.expiresAt && offer.expiresAt.getTime() <= at.getTime()) return 'expired';
   return offer.status;
+}
+
+/**
+ * The same rule as statusAt, in SQL, for the reads that report statuses (src/read-model): true
+ * when the offers row `alias` is a sent offer at or past its deadline at `at`.
+ */
+export function overdueSql(sql: Queryable, alias: string, at: Date) {
+  return sql`(${sql(alias)}.status = 'sent' and ${sql(alias)}.expires_at <= ${at})`;
 }
 
 /** Refuses the action unless the offer is, at `at`, in one of the allowed states; changes nothing. */

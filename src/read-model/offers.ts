@@ -1,6 +1,8 @@
-import type { Queryable } from '../db/connect.js';
-import type { Offer, OfferEvent, OfferStatus } from './types.js';
 import { testFault } from '../config.js';
+import type { Queryable } from '../db/connect.js';
+import { overdueSql } from '../domain/offer-state.js';
+import { readInScope, type Fragment, type Scope, type Scoped } from './scope.js';
+import type { Offer, OfferEvent, OfferStatus } from './types.js';
 
 /**
  * The read side of offers, shared by the API (GET /offers, /offers/{id}, /offers/{id}/events)
@@ -9,7 +11,10 @@ import { testFault } from '../config.js';
  *
  * Every query takes `now` from the caller's Clock: a sent offer whose deadline has passed is
  * reported as `expired` (with `expired_at` = its deadline) before the expiry job has run, and
- * exactly as after it (SPEC.md "States and transitions", rules for reporting).
+ * exactly as after it (SPEC.md "States and transitions", rules for reporting; the rule itself is
+ * overdueSql in domain/offer-state.ts).
+ *
+ * The API's reads take a Scope (scope.ts): with the request's key they are also its key check.
  */
 
 interface OfferRow {
@@ -44,20 +49,20 @@ interface EventRow {
 
 /** Columns of an Offer; `o` is the offers row. Timestamps go through api_timestamp (one wire format). */
 function offerColumns(sql: Queryable, now: Date) {
+  const overdue = overdueSql(sql, 'o', now);
   return sql`
     o.id, o.title,
-    case when o.status = 'sent' and o.expires_at <= ${now} then 'expired' else o.status end as status,
+    case when ${overdue} then 'expired' else o.status end as status,
     api_timestamp(o.created_at) as created_at,
     -- The expiry job records the expiry as a change at the deadline (domain/expiry.ts); an
     -- overdue offer the job has not reached yet reads the same, so before and after are equal.
-    api_timestamp(case when o.status = 'sent' and o.expires_at <= ${now}
-      then greatest(o.updated_at, o.expires_at) else o.updated_at end) as updated_at,
+    api_timestamp(case when ${overdue} then greatest(o.updated_at, o.expires_at) else o.updated_at end) as updated_at,
     api_timestamp(o.sent_at) as sent_at,
     api_timestamp(o.expires_at) as expires_at,
     api_timestamp(o.accepted_at) as accepted_at,
     api_timestamp(case
       when o.status = 'expired' then o.expired_at
-      when o.status = 'sent' and o.expires_at <= ${now} then o.expires_at
+      when ${overdue} then o.expires_at
     end) as expired_at,
     o.version, o.recipient_name, o.recipient_company, o.recipient_email,
     o.accepted_by_name, o.accepted_by_email, o.value_amount, o.currency,
@@ -89,15 +94,30 @@ function toOfferEvent(row: EventRow): OfferEvent {
   return { sequence: row.sequence, type: row.type, occurred_at: row.occurred_at, version: row.version, data: row.data };
 }
 
-export async function readOffer(
+/** One offer of the scope's workspace; `offerId` null (an ID of the wrong form) finds nothing. */
+export async function readOfferInScope(
   sql: Queryable,
-  input: { workspaceId: string; offerId: string; now: Date },
-): Promise<Offer | null> {
-  const [row] = await sql<OfferRow[]>`
-    select ${offerColumns(sql, input.now)}
-    from offers o
-    where o.id = ${input.offerId}::uuid and o.workspace_id = ${input.workspaceId}::uuid`;
-  return row ? toOffer(row) : null;
+  scope: Scope,
+  input: { offerId: string | null; now: Date },
+): Promise<Scoped<Offer | null>> {
+  const { offerId, now } = input;
+  const found = await readInScope<OfferRow>(
+    sql,
+    scope,
+    now,
+    (workspace) => sql`
+      select ${offerColumns(sql, now)}
+      from offers o
+      where ${offerId === null ? sql`false` : sql`o.id = ${offerId}::uuid`} and o.workspace_id = ${workspace}`,
+    sql`r.id`,
+  );
+  return found && { workspaceId: found.workspaceId, value: found.value[0] ? toOffer(found.value[0]) : null };
+}
+
+/** One offer of a known workspace (the webhook body's `data.offer`). */
+export async function readOffer(sql: Queryable, input: { workspaceId: string; offerId: string; now: Date }): Promise<Offer | null> {
+  const found = await readOfferInScope(sql, { workspaceId: input.workspaceId }, input);
+  return found?.value ?? null;
 }
 
 export async function readOfferEvent(
@@ -128,11 +148,12 @@ export interface OfferPage {
  * order `offers_list_idx` / `offers_status_list_idx`, LIMIT n + 1 to learn whether a next page
  * exists. No OFFSET and no COUNT, so page 10,000 costs what page 1 costs.
  */
-export async function listOffers(
+export async function readOfferPage(
   sql: Queryable,
-  input: { workspaceId: string; status: OfferStatus | null; after: OfferPosition | null; limit: number; now: Date },
-): Promise<OfferPage> {
-  const { workspaceId, status, after, limit, now } = input;
+  scope: Scope,
+  input: { status: OfferStatus | null; after: OfferPosition | null; limit: number; now: Date },
+): Promise<Scoped<OfferPage>> {
+  const { status, after, limit, now } = input;
   const columns = offerColumns(sql, now);
   const beyond = (alias: string) =>
     after
@@ -140,48 +161,80 @@ export async function listOffers(
       : sql``;
   const take = limit + 1;
   /**
-   * Sent offers on one side of their deadline. The page's ids come from an index-only scan of
-   * offers_sent_list_idx (it covers expires_at), and only those rows are read: a plain index scan
-   * would fetch the table row of every sent offer it passes just to test the deadline.
+   * Sent offers on one side of their deadline, by the ids of the page (`ids`), then only those
+   * rows are read.
    */
-  const sentPage = (deadline: ReturnType<typeof sql>) => sql`
+  const sentPage = (ids: Fragment) => sql`
     select ${columns}
-      from (select k.id from offers k
-             where k.workspace_id = ${workspaceId}::uuid and k.status = 'sent' and ${deadline} ${beyond('k')}
-             order by k.created_at desc, k.id desc
-             limit ${take}) page_ids
+      from (${ids}) page_ids
       join offers o on o.id = page_ids.id
      order by o.created_at desc, o.id desc`;
-  let rows: OfferRow[];
-  if (status === 'expired') {
-    // Two index-ordered streams, each at most n + 1 rows, merged: offers the expiry job has
-    // marked, and sent offers whose deadline has passed but are not marked yet.
-    rows = await sql<OfferRow[]>`
-      select * from (
-        (select ${columns} from offers o
-          where o.workspace_id = ${workspaceId}::uuid and o.status = 'expired' ${beyond('o')}
-          order by o.created_at desc, o.id desc limit ${take})
-        union all
-        (${sentPage(sql`k.expires_at <= ${now}`)})
-      ) page
-      order by page.position::timestamptz desc, page.id desc
-      limit ${take}`;
-  } else if (status === 'sent') {
-    rows = await sql<OfferRow[]>`${sentPage(sql`k.expires_at > ${now}`)}`;
-  } else {
+  /**
+   * Not yet due: an index-only walk of offers_sent_list_idx (it covers expires_at), newest first;
+   * a plain index scan would read the table row of every sent offer it passes.
+   */
+  const duePageIds = (workspace: Fragment) => sql`
+    select k.id from offers k
+     where k.workspace_id = ${workspace} and k.status = 'sent' and not ${overdueSql(sql, 'k', now)} ${beyond('k')}
+     order by k.created_at desc, k.id desc
+     limit ${take}`;
+  /**
+   * Overdue: newest first would walk every sent offer not yet due. An offer's deadline lies after
+   * its creation (sendOffer refuses a deadline before the sending, which is not before the
+   * creation). So take the n + 1 overdue offers with the latest deadlines (offers_sent_deadline_list_idx):
+   * the oldest creation among them, `m`, bounds the page, since at least n + 1 overdue offers are
+   * created at or after m; and each of the page's offers, created at or after m, has its deadline
+   * after m. The page is then the newest among the overdue offers with deadlines in [m, now]:
+   * the offers due in that span, not every sent one.
+   */
+  const overduePageIds = (workspace: Fragment) => sql`
+    with bound as materialized (
+      select min(b.created_at) as m from (
+        select k.created_at from offers k
+         where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
+         order by k.expires_at desc
+         limit ${take}) b),
+    -- Materialized, so the planner takes the deadline range and sorts it, rather than walking
+    -- the list index newest first (it cannot know how narrow the range is).
+    candidates as materialized (
+      select k.id, k.created_at from offers k
+       where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
+         and k.expires_at >= (select m from bound) and k.created_at >= (select m from bound))
+    select c.id from candidates c
+     order by c.created_at desc, c.id desc
+     limit ${take}`;
+  const read = (workspace: Fragment) => {
+    if (status === 'expired') {
+      // Two index-ordered streams, each at most n + 1 rows, merged: offers the expiry job has
+      // marked, and sent offers whose deadline has passed but are not marked yet.
+      return sql`
+        select * from (
+          (select ${columns} from offers o
+            where o.workspace_id = ${workspace} and o.status = 'expired' ${beyond('o')}
+            order by o.created_at desc, o.id desc limit ${take})
+          union all
+          (${sentPage(overduePageIds(workspace))})
+        ) page
+        order by page.position::timestamptz desc, page.id desc
+        limit ${take}`;
+    }
+    if (status === 'sent') return sentPage(duePageIds(workspace));
     const filter = status === null ? sql`` : sql`and o.status = ${status}`;
-    rows = await sql<OfferRow[]>`
+    return sql`
       select ${columns} from offers o
-      where o.workspace_id = ${workspaceId}::uuid ${filter} ${beyond('o')}
+      where o.workspace_id = ${workspace} ${filter} ${beyond('o')}
       order by o.created_at desc, o.id desc
       limit ${take}`;
-  }
+  };
+  const found = await readInScope<OfferRow>(sql, scope, now, read, sql`r.position::timestamptz desc, r.id desc`);
+  if (!found) return null;
+  const rows = found.value;
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];
   return {
-    offers: pageRows.map(toOffer),
-    next: hasMore && last ? { createdAt: last.position, id: last.id } : null,
+    workspaceId: found.workspaceId,
+    value: { offers: pageRows.map(toOffer), next: hasMore && last ? { createdAt: last.position, id: last.id } : null },
   };
 }
 
@@ -196,28 +249,37 @@ export interface OfferEventPage {
  * One page of an offer's timeline in sequence order. The workspace check and the page are one
  * statement (one round trip): a missing or foreign offer yields no row at all.
  */
-export async function listOfferEvents(
+export async function readOfferEventPage(
   sql: Queryable,
-  input: { workspaceId: string; offerId: string; afterSequence: number; limit: number },
-): Promise<OfferEventPage> {
+  scope: Scope,
+  input: { offerId: string | null; afterSequence: number; limit: number; now: Date },
+): Promise<Scoped<OfferEventPage>> {
+  const { offerId } = input;
   const take = input.limit + 1;
-  const rows = await sql<(EventRow & { found: boolean })[]>`
-    select true as found, e.sequence, e.type, api_timestamp(e.occurred_at) as occurred_at, e.version, e.data
-    from offers o
-    left join lateral (
-      select * from offer_events e
-      where e.offer_id = o.id and e.sequence > ${input.afterSequence}
-      order by e.sequence
-      limit ${take}
-    ) e on true
-    where o.id = ${input.offerId}::uuid and o.workspace_id = ${input.workspaceId}::uuid
-    order by e.sequence`;
-  if (rows.length === 0) return { events: null, nextAfterSequence: null };
-  const entries = rows.filter((row) => row.sequence !== null);
+  const found = await readInScope<EventRow & { found: boolean; sequence: number | null }>(
+    sql,
+    scope,
+    input.now,
+    (workspace) => sql`
+      select true as found, e.sequence, e.type, api_timestamp(e.occurred_at) as occurred_at, e.version, e.data
+      from offers o
+      left join lateral (
+        select * from offer_events e
+        where e.offer_id = o.id and e.sequence > ${input.afterSequence}
+        order by e.sequence
+        limit ${take}
+      ) e on true
+      where ${offerId === null ? sql`false` : sql`o.id = ${offerId}::uuid`} and o.workspace_id = ${workspace}`,
+    sql`r.sequence`,
+  );
+  if (!found) return null;
+  const rows = found.value;
+  if (rows.length === 0) return { workspaceId: found.workspaceId, value: { events: null, nextAfterSequence: null } };
+  const entries = rows.filter((row): row is EventRow & { found: boolean } => row.sequence !== null);
   const hasMore = entries.length > input.limit;
   const page = hasMore ? entries.slice(0, input.limit) : entries;
   return {
-    events: page.map(toOfferEvent),
-    nextAfterSequence: hasMore ? page[page.length - 1]!.sequence : null,
+    workspaceId: found.workspaceId,
+    value: { events: page.map(toOfferEvent), nextAfterSequence: hasMore ? page[page.length - 1]!.sequence : null },
   };
 }

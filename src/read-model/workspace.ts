@@ -1,8 +1,16 @@
 import type { Queryable } from '../db/connect.js';
+import { readInScope, type Scope, type Scoped } from './scope.js';
 import type { Workspace } from './types.js';
 
-export async function readWorkspace(sql: Queryable, workspaceId: string): Promise<Workspace | null> {
-  const [row] = await sql<Workspace[]>`
-    select w.id, w.name, w.timezone, w.currency from workspaces w where w.id = ${workspaceId}::uuid`;
-  return row ?? null;
+/** The scope's workspace (GET /workspace); null value when it is gone. */
+export async function readWorkspace(sql: Queryable, scope: Scope, now: Date): Promise<Scoped<Workspace | null>> {
+  const found = await readInScope<Workspace>(
+    sql,
+    scope,
+    now,
+    (workspace) => sql`select w.id, w.name, w.timezone, w.currency from workspaces w where w.id = ${workspace}`,
+    sql`r.id`,
+  );
+  const row = found?.value[0];
+  return found && { workspaceId: found.workspaceId, value: row ? { id: row.id, name: row.name, timezone: row.timezone, currency: row.currency } : null };
 }

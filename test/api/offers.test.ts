@@ -175,6 +175,15 @@ describe('workspace isolation', () => {
     expect((await read('/workspace', other.key)).body.data.id).toBe(other.workspaceId);
   });
 
+  it('lists only the key\'s workspace under every status filter, the deadline-aware ones included', async () => {
+    for (const status of ['draft', 'sent', 'accepted', 'declined', 'expired', 'withdrawn']) {
+      const theirs = (await read(`/offers?limit=100&status=${status}`, other.key)).body.data.map((o: { id: string }) => o.id);
+      expect(theirs).toEqual(status === 'draft' ? [ids.foreign] : []);
+    }
+    const mine = (await read('/offers?limit=100&status=expired')).body.data.map((o: { id: string }) => o.id);
+    expect(mine).toContain(ids.overdue);
+  });
+
   it('an upper-case ID of an own offer is found', async () => {
     expect((await read(`/offers/${ids.sent.toUpperCase()}`)).status).toBe(200);
   });

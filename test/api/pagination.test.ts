@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOffer, sendOffer, viewOffer } from '../../src/domain/offer-actions.js';
-import { listOffers } from '../../src/read-model/offers.js';
+import { readOfferPage } from '../../src/read-model/offers.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
@@ -116,6 +116,37 @@ describe('status filters across pages', () => {
   });
 });
 
+describe('deadlines in another order than creation', () => {
+  it('status=expired lists overdue offers newest first whatever the order of their deadlines', async () => {
+    const spread = await workspaceWithKey(api.db.sql, api.clock);
+    const now = api.clock.now();
+    // Created an hour apart over 120 hours, each due 1 to 97 days after its creation (a gap that
+    // jumps around), so the latest deadlines are not the newest offers.
+    await api.db.sql`
+      insert into offers (workspace_id, title, status, created_at, updated_at, sent_at, expires_at, version, currency)
+      select ${spread.workspaceId}::uuid, 'Spread ' || i, 'sent',
+             ${now}::timestamptz - interval '60 days' + i * interval '1 hour',
+             ${now}::timestamptz - interval '60 days' + i * interval '1 hour',
+             ${now}::timestamptz - interval '60 days' + i * interval '1 hour',
+             ${now}::timestamptz - interval '60 days' + i * interval '1 hour' + ((i * 37) % 97 + 1) * interval '1 day',
+             1, 'EUR'
+      from generate_series(1, 120) as i`;
+    const expected = async (status: 'sent' | 'expired') =>
+      (
+        await api.db.sql<{ id: string }[]>`
+          select id from offers
+           where workspace_id = ${spread.workspaceId}::uuid
+             and case when status = 'sent' and expires_at <= ${now} then 'expired' else status end = ${status}
+           order by created_at desc, id desc`
+      ).map((row) => row.id);
+    for (const status of ['sent', 'expired'] as const) {
+      const want = await expected(status);
+      expect(want.length).toBeGreaterThan(20);
+      for (const limit of [1, 3, 25]) expect((await walk(`/offers?status=${status}`, spread.key, limit)).ids).toEqual(want);
+    }
+  });
+});
+
 describe('cost does not grow with depth', () => {
   it('page 1 and a deep page touch about the same number of buffers, using the list index', async () => {
     const explain = async (after: { createdAt: string; id: string } | null) => {
@@ -130,7 +161,7 @@ describe('cost does not grow with depth', () => {
       const [row] = await sqlText;
       return (row as { 'QUERY PLAN': { Plan: Record<string, unknown> }[] })['QUERY PLAN'][0]!.Plan;
     };
-    const deepPage = await listOffers(api.db.sql, { workspaceId: ws.workspaceId, status: null, after: null, limit: 950, now: api.clock.now() });
+    const deepPage = (await readOfferPage(api.db.sql, { workspaceId: ws.workspaceId }, { status: null, after: null, limit: 950, now: api.clock.now() }))!.value;
     const first = await explain(null);
     const deep = await explain(deepPage.next);
     const text = JSON.stringify(deep);

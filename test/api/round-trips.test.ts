@@ -49,6 +49,24 @@ describe('round trips per request', () => {
     },
   );
 
+  it.each(['/workspace', '/offers', '/offers?status=expired', '/offers?status=sent', '/offers/{id}', '/offers/{id}/events', '/offers/00000000-0000-4000-8000-000000000000', '/offers/not-an-id'])(
+    'GET %s is one statement: the key check folded into the read',
+    async (path) => {
+      const url = api.baseUrl + path.replace('{id}', () => offerId);
+      await get(url, ws.key); // warm-up
+      queries = 0;
+      const res = await get(url, ws.key);
+      expect(res.status).toBeLessThan(500);
+      expect(queries).toBe(1);
+    },
+  );
+
+  it('an unknown key of the right form costs one statement too', async () => {
+    queries = 0;
+    expect((await get(api.baseUrl + '/offers', `${ws.key.slice(0, -4)}zzzz`)).status).toBe(401);
+    expect(queries).toBe(1);
+  });
+
   it('a refused key form costs no query at all', async () => {
     queries = 0;
     expect((await get(api.baseUrl + '/offers', 'not-a-key')).status).toBe(401);

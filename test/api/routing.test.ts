@@ -149,6 +149,12 @@ function fakeResponse(): Response {
     send() {
       return res;
     },
+    // respond.ts writes JSON answers with Node's writeHead and end.
+    writeHead(code: number, more: Record<string, string | number> = {}) {
+      res.statusCode = code;
+      for (const [name, value] of Object.entries(more)) headers.set(name.toLowerCase(), String(value));
+      return res;
+    },
     end() {
       return res;
     },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workspaceOfKey } from '../../src/api/admission/api-key-lookup.js';
+import { workspaceOfKey } from '../../src/read-model/scope.js';
 import { DAY, ManualClock } from '../../src/clock.js';
 import { addMember, createAccount, createWorkspace, requireRole, resolveAccount } from '../../src/domain/accounts.js';
 import { hashApiKey } from '../../src/domain/api-key-format.js';

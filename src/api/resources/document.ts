@@ -1,10 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
-import { loadOpenApiDocument } from '../openapi-document.js';
+import { API_BASE_PATH, loadOpenApiDocument } from '../openapi-document.js';
 import { sendRawJson } from '../respond.js';
-
-/** Where the API lives under a server's address (SPEC.md "Versioning": {base_url} ends with it). */
-const BASE_PATH = '/api/v1';
 
 /**
  * SPEC.md "GET /openapi.json": no key, `Cache-Control: public, max-age=300`.
@@ -18,7 +15,7 @@ export function documentHandlers(options: { publicUrl?: string }) {
   const { document } = loadOpenApiDocument();
   const servedAt = (origin: string) => {
     const [server] = document.servers as { url: string; description?: string }[];
-    return JSON.stringify({ ...document, servers: [{ ...server, url: origin + BASE_PATH }] });
+    return JSON.stringify({ ...document, servers: [{ ...server, url: origin + API_BASE_PATH }] });
   };
   const configured = options.publicUrl === undefined ? undefined : servedAt(options.publicUrl);
 

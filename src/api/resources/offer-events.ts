@@ -1,5 +1,5 @@
 import type { SuccessBody } from '../../contract.js';
-import { listOfferEvents } from '../../read-model/offers.js';
+import { readOfferEventPage, type OfferEventPage } from '../../read-model/offers.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
 import { sendJson } from '../respond.js';
@@ -13,7 +13,7 @@ interface EventsQuery {
   cursorWorkspace: string | null;
 }
 
-const timeline: ReadOperation<EventsQuery> = {
+const timeline: ReadOperation<EventsQuery, OfferEventPage> = {
   readQuery(query, path, { cursors }) {
     const limit = (query.limit as number | undefined) ?? EVENTS_DEFAULT_LIMIT;
     if (query.cursor === undefined) return { limit, afterSequence: 0, cursorWorkspace: null };
@@ -23,10 +23,11 @@ const timeline: ReadOperation<EventsQuery> = {
     return { limit, afterSequence: cursor.sequence, cursorWorkspace: cursor.workspaceId };
   },
   cursorWorkspace: (query) => query.cursorWorkspace,
-  async respond({ workspaceId, query, path }, res, { sql, cursors }) {
+  read: ({ scope, now, query, path }, { sql }) =>
+    readOfferEventPage(sql, scope, { offerId: offerIdOrNull(path.id), limit: query.limit, afterSequence: query.afterSequence, now }),
+  respond({ workspaceId, value: page, query, path }, res, { cursors }) {
     const offerId = offerIdOrNull(path.id);
-    const page = offerId && (await listOfferEvents(sql, { workspaceId, offerId, limit: query.limit, afterSequence: query.afterSequence }));
-    if (!page || page.events === null) return reply.notFound(res);
+    if (page.events === null) return reply.notFound(res);
     const next =
       page.nextAfterSequence === null
         ? null
@@ -35,7 +36,8 @@ const timeline: ReadOperation<EventsQuery> = {
   },
 };
 
+/** Handlers by operationId. */
 export function offerEventHandlers(deps: ReadDeps) {
-  const handler = readHandler(timeline, deps);
-  return { listOfferEvents: handler };
+  const listOfferEvents = readHandler(timeline, deps);
+  return { listOfferEvents };
 }

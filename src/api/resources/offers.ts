@@ -1,6 +1,5 @@
-import type { SuccessBody } from '../../contract.js';
-import { listOffers, readOffer, type OfferPosition } from '../../read-model/offers.js';
-import type { OfferStatus } from '../../contract.js';
+import type { Offer, OfferStatus, SuccessBody } from '../../contract.js';
+import { readOfferInScope, readOfferPage, type OfferPage, type OfferPosition } from '../../read-model/offers.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
 import { sendJson } from '../respond.js';
@@ -15,7 +14,7 @@ interface OffersQuery {
   cursorWorkspace: string | null;
 }
 
-const offersList: ReadOperation<OffersQuery> = {
+const offersList: ReadOperation<OffersQuery, OfferPage> = {
   readQuery(query, _path, { cursors }) {
     const status = (query.status as OfferStatus | undefined) ?? null;
     const limit = (query.limit as number | undefined) ?? OFFERS_DEFAULT_LIMIT;
@@ -26,25 +25,25 @@ const offersList: ReadOperation<OffersQuery> = {
     return { status, limit, after: { createdAt: cursor.createdAt, id: cursor.id }, cursorWorkspace: cursor.workspaceId };
   },
   cursorWorkspace: (query) => query.cursorWorkspace,
-  async respond({ workspaceId, now, query }, res, { sql, cursors }) {
-    const page = await listOffers(sql, { workspaceId, now, status: query.status, limit: query.limit, after: query.after });
+  read: ({ scope, now, query }, { sql }) => readOfferPage(sql, scope, { now, status: query.status, limit: query.limit, after: query.after }),
+  respond({ workspaceId, value: page, query }, res, { cursors }) {
     const next = page.next && cursors.encode({ list: 'offers', workspaceId, status: query.status, ...page.next });
     sendJson(res, 200, { data: page.offers, next_cursor: next } satisfies SuccessBody<'listOffers'>);
   },
 };
 
-const oneOffer: ReadOperation<null> = {
+const oneOffer: ReadOperation<null, Offer | null> = {
   readQuery: () => null,
-  async respond({ workspaceId, now, path }, res, { sql }) {
-    const offerId = offerIdOrNull(path.id);
-    const offer = offerId && (await readOffer(sql, { workspaceId, offerId, now }));
+  read: ({ scope, now, path }, { sql }) => readOfferInScope(sql, scope, { offerId: offerIdOrNull(path.id), now }),
+  respond({ value: offer }, res) {
     if (!offer) return reply.notFound(res);
     sendJson(res, 200, { data: offer } satisfies SuccessBody<'getOffer'>);
   },
 };
 
+/** Handlers by operationId. */
 export function offerHandlers(deps: ReadDeps) {
-  const list = readHandler(offersList, deps);
-  const one = readHandler(oneOffer, deps);
-  return { listOffers: list, getOffer: one };
+  const listOffers = readHandler(offersList, deps);
+  const getOffer = readHandler(oneOffer, deps);
+  return { listOffers, getOffer };
 }

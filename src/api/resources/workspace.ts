@@ -1,19 +1,20 @@
-import type { SuccessBody } from '../../contract.js';
+import type { SuccessBody, Workspace } from '../../contract.js';
 import { readWorkspace } from '../../read-model/workspace.js';
 import { reply } from '../errors.js';
 import { readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
 import { sendJson } from '../respond.js';
 
 /** GET /workspace: the key's workspace; also serves as a key check. */
-const workspace: ReadOperation<null> = {
+const workspace: ReadOperation<null, Workspace | null> = {
   readQuery: () => null,
-  async respond({ workspaceId }, res, { sql }) {
-    const found = await readWorkspace(sql, workspaceId);
-    if (!found) return reply.unauthorized(res);
-    sendJson(res, 200, { data: found } satisfies SuccessBody<'getWorkspace'>);
+  read: ({ scope, now }, { sql }) => readWorkspace(sql, scope, now),
+  respond({ value }, res) {
+    if (!value) return reply.unauthorized(res);
+    sendJson(res, 200, { data: value } satisfies SuccessBody<'getWorkspace'>);
   },
 };
 
+/** Handlers by operationId. */
 export function workspaceHandlers(deps: ReadDeps) {
   return { getWorkspace: readHandler(workspace, deps) };
 }
