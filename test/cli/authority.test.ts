@@ -23,6 +23,7 @@ const ids: Record<string, string> = {};
 
 const { cli, json } = cliRunner(() => ({
   DATABASE_URL: db.url,
+  LOG_LEVEL: 'silent',
   OFFERDESK_MASTER_KEY: MASTER_KEY,
   OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.cli-auth.io=127.0.0.1:9',
 }));

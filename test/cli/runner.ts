@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { expect } from 'vitest';
+import { projectRoot } from '../../src/paths.js';
 
 export interface Run {
   code: number;
@@ -8,8 +9,8 @@ export interface Run {
 }
 
 /**
- * The offerdesk CLI as a real process. `env` is read at each run (the database of a test file
- * exists only after its beforeAll); the service's log is silenced.
+ * The offerdesk CLI as a real process, run from the project's root. `env` is read at each run (the
+ * database of a test file exists only after its beforeAll).
  */
 export function cliRunner(env: () => Record<string, string>) {
   function cli(...args: string[]): Promise<Run> {
@@ -17,7 +18,7 @@ export function cliRunner(env: () => Record<string, string>) {
       execFile(
         process.execPath,
         ['--import', 'tsx', 'src/cli/main.ts', ...args],
-        { env: { ...process.env, LOG_LEVEL: 'silent', ...env() }, timeout: 60_000 },
+        { cwd: projectRoot, env: { ...process.env, ...env() }, timeout: 60_000 },
         (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
