@@ -1,11 +1,9 @@
 import type { Request, Response } from 'express';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Context, type Document, type Handler } from 'openapi-backend';
-import { firstValues } from '../api/admission/query.js';
+import type { Context, Handler } from 'openapi-backend';
 import { sendRawJson } from '../api/respond.js';
 import { CONSOLE_LABEL } from '../domain/audit.js';
 import { lookupSession, type Session } from '../domain/sessions.js';
+import { createOpenApiRouter } from '../http/openapi-router.js';
 import type { ConsoleDeps, ConsoleHandlerTable, ConsoleRequest } from './context.js';
 import { loadConsoleDocument, servedConsoleDocument } from './document.js';
 import { answerError, CONSOLE_MESSAGES, sendConsoleError } from './errors.js';
@@ -33,37 +31,18 @@ const ROUTED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 export const PENDING_OPERATIONS: readonly string[] = [];
 
 /**
- * Routing and validation by operationId on console-api.yaml, set up like the public API's
- * (src/api/operations.ts): openapi-backend in quick + strict mode with Ajv's 2020-12 build.
+ * Routing and validation by operationId on console-api.yaml, with the public API's router
+ * (http/openapi-router.ts).
  * Session check (security scheme `sessionCookie`) → 401 before validation; validation → 400 with
  * the field or parameter in `param`, except a malformed ID in the path, which names nothing: 404.
  */
 export function createConsoleOperations(deps: ConsoleDeps, tables: ConsoleHandlerTable[] = CONSOLE_HANDLER_TABLES) {
-  const api = new OpenAPIBackend({
-    definition: structuredClone(loadConsoleDocument()) as unknown as Document,
-    apiRoot: '/',
-    quick: true,
-    strict: true,
-    ignoreTrailingSlashes: false,
-    customizeAjv: (_ajv, ajvOpts) => {
-      const ajv = new Ajv2020.default({ ...ajvOpts, coerceTypes: false, strict: false, allErrors: true });
-      addFormats.default(ajv);
-      return ajv as never;
+  const { api, ownQueryOnly } = createOpenApiRouter(loadConsoleDocument(), {
+    sessionCookie: async (_c: Context, req: Request) => {
+      const token = sessionToken(req);
+      return token ? ((await lookupSession(deps.sql, deps.clock, token)) ?? false) : false;
     },
   });
-  api.registerSecurityHandler('sessionCookie', async (_c: Context, req: Request) => {
-    const token = sessionToken(req);
-    return token ? ((await lookupSession(deps.sql, deps.clock, token)) ?? false) : false;
-  });
-  api.init();
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
-  const declaredQuery = new Map(
-    operations.map((op) => [
-      op.operationId,
-      new Set(((op.parameters ?? []) as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name)),
-    ]),
-  );
 
   const table: ConsoleHandlerTable = Object.assign({}, ...tables);
   const handlers: Record<string, Handler> = {};
@@ -83,12 +62,7 @@ export function createConsoleOperations(deps: ConsoleDeps, tables: ConsoleHandle
 
   api.register({
     ...handlers,
-    postRoutingHandler: (c: Context, _req: Request, res: Response) => {
-      if (!c.operation) return;
-      const request = res.locals.consoleRequest as { query: Record<string, string | number> };
-      request.query = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
-      c.request.query = request.query as Record<string, string>;
-    },
+    postRoutingHandler: ownQueryOnly('consoleRequest'),
     unauthorizedHandler: (_c: Context, _req: Request, res: Response) => sendConsoleError(res, 401, 'unauthorized', CONSOLE_MESSAGES.unauthorized),
     validationFail: (c: Context, _req: Request, res: Response) => {
       const invalid = firstInvalid(c);

@@ -2,7 +2,7 @@ import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
 import { writeAudit, type AuditSource } from '../domain/audit.js';
 import { domainError, invalidInput, invalidTransition, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
-import type { ManagementDeps } from './management.js';
+import type { ManagementDeps } from './management-deps.js';
 import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from './policy.js';
 import { endpointExists } from './sql/endpointExists.js';
 import { countOpenDeliveries } from './sql/countOpenDeliveries.js';

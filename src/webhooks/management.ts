@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.js';
-import type { Config, WebhookConfig } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { MANAGER_ROLES, requireRole, requireWorkspace } from '../domain/accounts.js';
 import { writeAudit, type AuditSource } from '../domain/audit.js';
 import { DomainError, domainError, invalidInput, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/validate.js';
-import type { Resolver } from './address-rules.js';
 import { requireEndpointAddress } from './endpoint-address.js';
 import { pingBody } from './body.js';
 import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from '../domain/outbox.js';
@@ -18,7 +15,9 @@ import {
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
 } from './policy.js';
-import { generateEndpointSecret, loadMasterKeys, sealSecret, SECRET_KEY_BYTES } from './secrets.js';
+import { generateEndpointSecret, sealSecret, SECRET_KEY_BYTES } from './secrets.js';
+import type { ManagementDeps } from './management-deps.js';
+import { toEndpointView, type EndpointView } from './endpoint-view.js';
 import { secretKey } from './signing.js';
 import { requireDevListen, withDevListen } from './dev-listen-rules.js';
 import { countEndpointLimits } from './sql/countEndpointLimits.js';
@@ -30,76 +29,23 @@ import { insertEndpoint } from './sql/insertEndpoint.js';
 import { insertMessages } from './sql/insertMessages.js';
 import { joinFairnessQueue } from './sql/joinFairnessQueue.js';
 import { listEndpoints as listEndpointRows } from './sql/listEndpoints.js';
-import { lockEndpointCreation } from './sql/lockEndpointCreation.js';
+import { lockEndpointCounts } from './sql/lockEndpointCounts.js';
 import { readEndpoint, type EndpointRow } from './sql/readEndpoint.js';
 import { removeEndpoint as removeEndpointRow } from './sql/removeEndpoint.js';
 import { resumeEndpoint as resumeEndpointRow } from './sql/resumeEndpoint.js';
 import { updateEndpointSecret } from './sql/updateEndpointSecret.js';
 
-export { listDeliveries, showDelivery, resendDelivery } from './delivery-log.js';
-export { updateEndpoint } from './endpoint-update.js';
 export { AddressRefused, requireEndpointAddress } from './endpoint-address.js';
-export type { DeliveryView, DeliveryDetail } from './delivery-log.js';
+export { managementDeps, type ManagementDeps } from './management-deps.js';
+export { toEndpointView, type EndpointView } from './endpoint-view.js';
 
 /**
- * Endpoint management (SPEC.md "Webhook endpoint management"; issue 3 "Management"). Changes are
- * made by owners and admins (`actorId`); members are refused. Reads take no actor: the CLI that
- * calls them is the operator's. Every refusal is a DomainError with a message for one line.
- * Every change writes its audit entry in its own transaction (`via`: the console, or by default
- * the operator's CLI; the actor is `actorId`).
+ * Endpoint management (SPEC.md "Webhook endpoint management"). Changes are made by owners and
+ * admins (`actorId`); members are refused. Reads take no actor: the CLI that calls them is the
+ * operator's. Every refusal is a DomainError with a message for one line. Every change writes its
+ * audit entry in its own transaction (`via`: the console, or by default the operator's CLI; the
+ * actor is `actorId`). The delivery log is delivery-log.ts, changes in place endpoint-update.ts.
  */
-export interface ManagementDeps {
-  sql: Sql;
-  clock: Clock;
-  config: WebhookConfig;
-  /** The current master key: new secrets are sealed with it only. */
-  masterKey: Buffer;
-  /** Tests pass a fake resolver; otherwise the system's. */
-  resolver?: Resolver;
-}
-
-/**
- * Management deps for one CLI run. Only commands that seal a secret (add, rotate-secret) read the
- * master key, so listing never creates a key file as a side effect.
- */
-export function managementDeps(
-  env: { sql: Sql; clock: Clock; config: Config },
-  options: { masterKey?: boolean } = {},
-): ManagementDeps {
-  return {
-    sql: env.sql,
-    clock: env.clock,
-    config: env.config.webhooks,
-    masterKey: options.masterKey ? loadMasterKeys(env.config).current : Buffer.alloc(0),
-  };
-}
-
-export interface EndpointView {
-  id: string;
-  workspace_id: string;
-  url: string;
-  events: string[];
-  state: 'active' | 'paused';
-  /** Deliveries in a row that failed finally; 5 pauses the endpoint. */
-  failure_streak: number;
-  created_at: string;
-  updated_at: string;
-  paused_at: string | null;
-}
-
-export function toEndpointView(row: EndpointRow): EndpointView {
-  return {
-    id: row.id,
-    workspace_id: row.workspace_id,
-    url: row.url,
-    events: row.event_types,
-    state: row.state,
-    failure_streak: row.failure_streak,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    paused_at: row.paused_at ? row.paused_at.toISOString() : null,
-  };
-}
 
 /** SPEC.md "Webhook event types": every type but ping, which "cannot be subscribed to". */
 export function parseEventTypes(types: readonly string[]): OfferWebhookType[] {
@@ -172,7 +118,7 @@ export async function addEndpoint(
   const secretSealed = sealSecret(deps.masterKey, endpointId, secret);
   const id = await sql.begin(async (tx) => {
     // The operator (no account) is bound by the per-workspace limit only.
-    await lockEndpointCreation(tx, { workspaceId: workspace.id, accountId: input.actorId ?? undefined });
+    await lockEndpointCounts(tx, { workspaceId: workspace.id, accountId: input.actorId ?? undefined });
     const counts = await countEndpointLimits(tx, { workspaceId: workspace.id, accountId: input.actorId });
     if (counts.inWorkspace >= MAX_ENDPOINTS_PER_WORKSPACE) {
       throw domainError('OD_ERR_ENDPOINTS_PER_WORKSPACE', workspace.id, MAX_ENDPOINTS_PER_WORKSPACE);
@@ -318,7 +264,7 @@ export async function removeEndpoint(
   const endpoint = await requireEndpoint(deps.sql, input.endpointId);
   await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `endpoint ${input.endpointId}` });
   return (await deps.sql.begin(async (tx) => {
-    await lockEndpointCreation(tx, { workspaceId: endpoint.workspace_id });
+    await lockEndpointCounts(tx, { workspaceId: endpoint.workspace_id });
     const now = deps.clock.now();
     const cancelled = await removeEndpointRow(tx, { endpointId: endpoint.id, now });
     const left = await countEndpointLimits(tx, { workspaceId: endpoint.workspace_id, accountId: null });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
+import { randomInt } from '../support/random.js';
 
 /**
  * SPEC.md "Order of checks for a GET to one of the four endpoints": 1 per-IP limit, 2 query
@@ -12,7 +13,7 @@ let api: TestApi;
 let ws: WorkspaceFixture;
 const unknownKey = () => 'odk_live_' + randomBytes(30).toString('hex').slice(0, 40);
 const longQuery = '?pad=' + 'x'.repeat(1020); // 1025 characters with the '?'
-const freshIp = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+const freshIp = () => `198.51.100.${randomInt(1, 250)}`;
 
 beforeAll(async () => {
   api = await startTestApi({ env: { TRUST_PROXY: 'true', RATE_LIMIT_PER_IP: '4', RATE_LIMIT_PER_KEY: '3' } });

@@ -67,6 +67,14 @@ describe('routing by operationId on the 3.1 document', () => {
   it.each(documentOperations())('routes $method $path to the handler of $operationId', async ({ operationId, method, path }) => {
     const { api, handlers } = operations();
     const called: string[] = [];
+    // The operation the router chose, seen where routing ends (before the key check), so that a
+    // request stopped at 401 still shows which handler would have answered it.
+    const routed: string[] = [];
+    const postRouting = api.handlers.postRoutingHandler!;
+    api.register('postRoutingHandler', (c, req: Request, res: Response) => {
+      routed.push(c.operation?.operationId ?? '(none)');
+      return postRouting(c, req, res);
+    });
     for (const [id, handler] of Object.entries(handlers)) {
       api.register(id, (c, req: Request, res: Response) => {
         called.push(id);
@@ -80,6 +88,7 @@ describe('routing by operationId on the 3.1 document', () => {
     res.locals.apiRequest = request; // as app.ts hands it over
     res.locals.rawQuery = '';
     await api.handleRequest(request, req, res);
+    expect(routed).toEqual([operationId]);
     // Key-protected reads stop at the missing key (401) before their handler; everything else runs it.
     if (res.statusCode === 401) {
       expect(['get', 'head']).toContain(method);

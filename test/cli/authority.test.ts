@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -6,6 +5,7 @@ import { createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import { listAuditEntries } from '../../src/domain/audit.js';
 import { addMember } from '../../src/domain/members.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
+import { cliRunner } from './runner.js';
 
 /**
  * The CLI is the operator's tool (README): every command on a workspace's members, keys, endpoints
@@ -21,37 +21,12 @@ let deliveryId: string;
 const who = { owner: 'owner@cli-auth.test', admin: 'admin@cli-auth.test', member: 'member@cli-auth.test', stranger: 'stranger@cli-auth.test' };
 const ids: Record<string, string> = {};
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: db.url,
-          LOG_LEVEL: 'silent',
-          OFFERDESK_MASTER_KEY: MASTER_KEY,
-          OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.cli-auth.io=127.0.0.1:9',
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-async function json<T>(...args: string[]): Promise<T> {
-  const run = await cli(...args, '--json');
-  expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
-  return JSON.parse(run.stdout) as T;
-}
+const { cli, json } = cliRunner(() => ({
+  DATABASE_URL: db.url,
+  LOG_LEVEL: 'silent',
+  OFFERDESK_MASTER_KEY: MASTER_KEY,
+  OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.cli-auth.io=127.0.0.1:9',
+}));
 
 /** The operator's audit entries: no account, the label the console shows for the CLI. */
 async function lastEntry(action: string) {

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -6,6 +5,7 @@ import { createApiKey } from '../../src/domain/api-keys.js';
 import { addMember, createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import { createOffer, sendOffer, withdrawOffer } from '../../src/domain/offer-actions.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
+import { cliRunner } from './runner.js';
 
 
 /** The CLI's look-ups and endpoint changes, as a real process against a fresh database. */
@@ -17,38 +17,13 @@ let other: { id: string };
 let ws: { id: string };
 let ws2: { id: string };
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: db.url,
-          LOG_LEVEL: 'silent',
-          // With DATABASE_URL set, sealing an endpoint's secret needs the master key (SPEC.md "Webhook endpoint management").
-          OFFERDESK_MASTER_KEY: MASTER_KEY,
-          OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.acme.io=127.0.0.1:9,new.acme.io=127.0.0.1:9',
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-async function json<T>(...args: string[]): Promise<T> {
-  const run = await cli(...args, '--json');
-  expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
-  return JSON.parse(run.stdout) as T;
-}
+const { cli, json } = cliRunner(() => ({
+  DATABASE_URL: db.url,
+  LOG_LEVEL: 'silent',
+  // With DATABASE_URL set, sealing an endpoint's secret needs the master key (SPEC.md "Webhook endpoint management").
+  OFFERDESK_MASTER_KEY: MASTER_KEY,
+  OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.acme.io=127.0.0.1:9,new.acme.io=127.0.0.1:9',
+}));
 
 beforeAll(async () => {
   db = await freshDatabase();

@@ -7,6 +7,7 @@ import { listAuditEntries } from '../../src/domain/audit.js';
 import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { CONSOLE_TEST_ENV } from './helpers.js';
+import { randomTag } from '../support/random.js';
 
 /** The console's commands of `offerdesk`, and the CLI's changes in the audit log. */
 const run = promisify(execFile);
@@ -45,7 +46,7 @@ async function offerdesk(args: string[], stdin?: string): Promise<{ code: number
 }
 
 async function owner() {
-  const email = `cli-${Math.random().toString(16).slice(2)}@agency.example`;
+  const email = `cli-${randomTag()}@agency.example`;
   const account = await createAccount(db.sql, systemClock, { email, name: 'Cli Owner' });
   const workspace = await createWorkspace(db.sql, systemClock, { name: 'Cli Agency', timezone: 'UTC', currency: 'EUR', ownerAccountId: account.id });
   return { email, accountId: account.id, workspaceId: workspace.id };

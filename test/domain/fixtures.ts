@@ -1,6 +1,6 @@
 import { DAY, type ManualClock } from '../../src/clock.js';
+import { workspace } from '../support/builders.js';
 import type { Sql } from '../../src/db/connect.js';
-import { createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import {
   acceptOffer,
   createOffer,
@@ -11,16 +11,9 @@ import {
   type SectionInput,
 } from '../../src/domain/offer-actions.js';
 
-/** One valid workspace with an owner; tests break one thing at a time from here. */
-export async function workspaceWithOwner(sql: Sql, clock: ManualClock, tag = Math.random().toString(36).slice(2)) {
-  const owner = await createAccount(sql, clock, { email: `owner-${tag}@agency.test`, name: 'Olivia Owner' });
-  const workspace = await createWorkspace(sql, clock, {
-    name: `Agency ${tag}`,
-    timezone: 'Europe/Berlin',
-    currency: 'EUR',
-    ownerAccountId: owner.id,
-  });
-  return { workspaceId: workspace.id, ownerId: owner.id };
+/** One valid workspace with an owner (support/builders.ts); tests break one thing at a time from here. */
+export async function workspaceWithOwner(sql: Sql, clock: ManualClock, tag?: string) {
+  return workspace(sql, clock, { tag });
 }
 
 export const PRICING: SectionInput[] = [

@@ -88,14 +88,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Polls (short steps, hard deadline) until `condition` holds. */
-export async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { until } from '../support/until.js';
 
 export function postmasterPid(dataDir: string): number {
   return Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);

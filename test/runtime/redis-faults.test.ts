@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { freePort, redisServerAvailable, startRedisProcess, type RedisProcess } from '../../scripts/faults/redis-process.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
+import { untilValue } from '../support/until.js';
 
 /** docs/reliability.md "A frozen Redis": the bound every answer must keep while Redis is frozen. */
 const ANSWER_BOUND_MS = 1_000;
@@ -21,15 +22,7 @@ async function timed(run: () => Promise<Response>): Promise<{ status: number; ms
   return { status: res.status, ms: performance.now() - started };
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = <T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string) => untilValue(probe, timeoutMs, what, 50);
 
 describe.skipIf(!redisServerAvailable())('a Redis of its own, frozen with SIGSTOP under load', () => {
   let redis: RedisProcess;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { listDeliveries, managementDeps, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/management.js';
+import { listDeliveries, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/delivery-log.js';
+import { managementDeps } from '../../webhooks/management-deps.js';
 import { invalidInput } from '../../domain/errors.js';
 import { showEndpoint } from '../../webhooks/management.js';
 import { previewResendFailed, resendFailed } from '../../webhooks/resend-failed.js';

@@ -11,9 +11,9 @@ import {
   showEndpoint,
   testEndpoint as testEndpointDomain,
   toEndpointView,
-  updateEndpoint as updateEndpointDomain,
   type EndpointView,
 } from '../../webhooks/management.js';
+import { updateEndpoint as updateEndpointDomain } from '../../webhooks/endpoint-update.js';
 import { requireManager, requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
 import { endpointDetails } from '../endpoint-details.js';

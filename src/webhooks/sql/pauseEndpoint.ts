@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
+import { cancelOpenDeliveries } from './cancelOpenDeliveries.js';
 
 /**
  * SPEC.md "Delivery, retries, pause": "the endpoint is paused automatically and its open
@@ -17,14 +18,7 @@ export async function pauseEndpoint(
        where id = ${input.endpointId}::uuid and state = 'active' and removed_at is null
       returning id
     ),
-    cancelled as (
-      update webhook_deliveries d
-         set status = 'cancelled', failure_reason = 'endpoint_paused', lease_token = null, lease_until = null,
-             finished_at = ${input.now}, updated_at = ${input.now}
-        from paused
-       where d.endpoint_id = paused.id and d.status in ('pending', 'sending')
-      returning d.id
-    )
+    ${cancelOpenDeliveries(sql, { endpoints: 'paused', reason: 'endpoint_paused', now: input.now })}
     select (select count(*) from paused)::int as paused, (select count(*) from cancelled)::int as cancelled`;
   return { paused: row!.paused > 0, cancelled: row!.cancelled };
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
+import { cancelOpenDeliveries } from './cancelOpenDeliveries.js';
 
 /**
  * Marks the endpoint removed and cancels its open deliveries in one statement. Its delivery log
@@ -12,14 +13,7 @@ export async function removeEndpoint(sql: Queryable, input: { endpointId: string
        where id = ${input.endpointId}::uuid and removed_at is null
       returning id
     ),
-    cancelled as (
-      update webhook_deliveries d
-         set status = 'cancelled', failure_reason = 'endpoint_removed', lease_token = null, lease_until = null,
-             finished_at = ${input.now}, updated_at = ${input.now}
-        from removed
-       where d.endpoint_id = removed.id and d.status in ('pending', 'sending')
-      returning d.id
-    )
+    ${cancelOpenDeliveries(sql, { endpoints: 'removed', reason: 'endpoint_removed', now: input.now })}
     select count(*)::int as cancelled from cancelled`;
   return row!.cancelled;
 }

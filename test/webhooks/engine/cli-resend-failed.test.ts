@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, systemClock } from '../../../src/clock.js';
-import { projectRoot } from '../../../src/paths.js';
 import { seedDeliveryLog } from '../../../scripts/bench/delivery-log/seed.js';
+import { cliRunner } from '../../cli/runner.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { MASTER_KEY, memberOf, workspace } from './helpers.js';
 
 /** `offerdesk delivery resend-failed`: the same domain function as the console's, from the CLI. */
-const run = promisify(execFile);
 let db: TestDatabase;
 
 beforeAll(async () => {
@@ -18,18 +15,11 @@ afterAll(async () => {
   await db.drop();
 });
 
-async function offerdesk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: MASTER_KEY, OFFERDESK_WEBHOOK_DEV_RESOLVE: 'hooks.test=127.0.0.1:9' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const { cli: offerdesk } = cliRunner(() => ({
+  DATABASE_URL: db.url,
+  OFFERDESK_MASTER_KEY: MASTER_KEY,
+  OFFERDESK_WEBHOOK_DEV_RESOLVE: 'hooks.test=127.0.0.1:9',
+}));
 
 describe('offerdesk delivery resend-failed', () => {
   it('previews the count, then resends exactly that many; a member is refused on one line', async () => {

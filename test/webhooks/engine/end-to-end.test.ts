@@ -1,7 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE, ManualClock } from '../../../src/clock.js';
-import { loadConfig } from '../../../src/config.js';
 import {
   acceptOffer,
   createOffer,
@@ -11,15 +10,10 @@ import {
   viewOffer,
   withdrawOffer,
 } from '../../../src/domain/offer-actions.js';
-import { createLogger } from '../../../src/log.js';
-import type { EngineDeps } from '../../../src/webhooks/deps.js';
-import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine.js';
-import { addEndpoint, testEndpoint, type ManagementDeps } from '../../../src/webhooks/management.js';
+import { addEndpoint, testEndpoint } from '../../../src/webhooks/management.js';
 import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
-import { createWebhookSender, type WebhookSender } from '../../../src/webhooks/sender.js';
-import { freshDatabase, type TestDatabase } from '../../support/database.js';
-import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../../support/https-receiver.js';
-import { MASTER_KEY, workspace } from './helpers.js';
+import { workspace } from './helpers.js';
+import { useRealDelivery } from './real-delivery.js';
 import { verifyBody } from './verify.js';
 
 /**
@@ -32,46 +26,18 @@ import { verifyBody } from './verify.js';
 const SPEC_HEADERS = ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
 const HTTP_HEADERS = ['host', 'content-length', 'connection'];
 
-let db: TestDatabase;
-let receiver: HttpsReceiver;
-let sender: WebhookSender;
-let engine: WebhookEngine;
-let manage: ManagementDeps;
 const clock = new ManualClock(new Date());
-
-beforeAll(async () => {
-  db = await freshDatabase();
-  receiver = await startHttpsReceiver();
-  const config = loadConfig({ OFFERDESK_MASTER_KEY: MASTER_KEY, OFFERDESK_WEBHOOK_DEV_RESOLVE: devResolveEnv(receiver) });
-  sender = createWebhookSender({ config: config.webhooks, tls: { ca: receiver.caPem } });
-  const masterKey = Buffer.from(MASTER_KEY, 'base64');
-  const deps: EngineDeps = {
-    sql: db.sql,
-    clock,
-    sender,
-    masterKey,
-    logger: createLogger('silent'),
-    settings: { startsPerMinutePerWorkspace: 60, concurrency: 8, leaseMs: 60_000 },
-  };
-  engine = createWebhookEngine(deps);
-  manage = { sql: db.sql, clock, config: config.webhooks, masterKey };
-});
-
-afterAll(async () => {
-  await sender.close();
-  await receiver.close();
-  await db.drop();
-});
+const h = useRealDelivery(clock);
 
 async function deliverAll(): Promise<void> {
-  await engine.fanOut();
-  while ((await engine.dispatchOnce()).length > 0);
+  await h.engine.fanOut();
+  while ((await h.engine.dispatchOnce()).length > 0);
 }
 
 describe('end to end over HTTPS', () => {
   it('delivers every webhook type, signed, with exactly the SPEC headers and a body matching openapi.yaml', async () => {
-    const ws = await workspace({ sql: db.sql, clock });
-    const { secret } = await addEndpoint(manage, {
+    const ws = await workspace({ sql: h.db.sql, clock });
+    const { secret } = await addEndpoint(h.manage, {
       workspaceId: ws.workspaceId,
       url: 'https://hooks.test/webhooks?source=offerdesk',
       events: [...OFFER_WEBHOOK_TYPES],
@@ -79,34 +45,34 @@ describe('end to end over HTTPS', () => {
     });
     const now = clock.now().getTime();
     const ago = (ms: number) => new Date(now - ms);
-    const offer = (title: string) => createOffer(db.sql, clock, { workspaceId: ws.workspaceId, title, at: ago(4 * HOUR) });
+    const offer = (title: string) => createOffer(h.db.sql, clock, { workspaceId: ws.workspaceId, title, at: ago(4 * HOUR) });
 
     // offer.sent, offer.first_viewed, offer.accepted
     const single = await offer('Single signer');
-    await sendOffer(db.sql, clock, { offerId: single.id, recipientEmail: 'bea@client.test', recipientName: 'Bea', expiresAt: new Date(now + 7 * 24 * HOUR) });
-    await viewOffer(db.sql, clock, { offerId: single.id });
-    await acceptOffer(db.sql, clock, { offerId: single.id, signerName: 'Bea', signerEmail: 'bea@client.test' });
+    await sendOffer(h.db.sql, clock, { offerId: single.id, recipientEmail: 'bea@client.test', recipientName: 'Bea', expiresAt: new Date(now + 7 * 24 * HOUR) });
+    await viewOffer(h.db.sql, clock, { offerId: single.id });
+    await acceptOffer(h.db.sql, clock, { offerId: single.id, signerName: 'Bea', signerEmail: 'bea@client.test' });
     // offer.signed (then offer.accepted for the last signature)
     const multi = await offer('Two signers');
-    await sendOffer(db.sql, clock, { offerId: multi.id, recipientEmail: 'cfo@client.test', expiresAt: new Date(now + 7 * 24 * HOUR), signers: 2 });
-    await signOffer(db.sql, clock, { offerId: multi.id, signerName: 'Carl', signerEmail: 'cfo@client.test', role: 'CFO' });
+    await sendOffer(h.db.sql, clock, { offerId: multi.id, recipientEmail: 'cfo@client.test', expiresAt: new Date(now + 7 * 24 * HOUR), signers: 2 });
+    await signOffer(h.db.sql, clock, { offerId: multi.id, signerName: 'Carl', signerEmail: 'cfo@client.test', role: 'CFO' });
     // offer.withdrawn
     const withdrawn = await offer('Withdrawn');
-    await sendOffer(db.sql, clock, { offerId: withdrawn.id, recipientEmail: 'x@client.test', expiresAt: new Date(now + 7 * 24 * HOUR) });
-    await withdrawOffer(db.sql, clock, { offerId: withdrawn.id });
+    await sendOffer(h.db.sql, clock, { offerId: withdrawn.id, recipientEmail: 'x@client.test', expiresAt: new Date(now + 7 * 24 * HOUR) });
+    await withdrawOffer(h.db.sql, clock, { offerId: withdrawn.id });
     // offer.expired: sent in the past with a deadline already passed
     const expiring = await offer('Expired');
-    await sendOffer(db.sql, clock, { offerId: expiring.id, recipientEmail: 'y@client.test', at: ago(3 * HOUR), expiresAt: ago(2 * HOUR) });
-    await expireOffer(db.sql, clock, { offerId: expiring.id });
+    await sendOffer(h.db.sql, clock, { offerId: expiring.id, recipientEmail: 'y@client.test', at: ago(3 * HOUR), expiresAt: ago(2 * HOUR) });
+    await expireOffer(h.db.sql, clock, { offerId: expiring.id });
     // ping
-    const [endpointRow] = await db.sql<{ id: string }[]>`select id from webhook_endpoints`;
-    await testEndpoint(manage, { endpointId: endpointRow!.id, actorId: ws.ownerId });
+    const [endpointRow] = await h.db.sql<{ id: string }[]>`select id from webhook_endpoints`;
+    await testEndpoint(h.manage, { endpointId: endpointRow!.id, actorId: ws.ownerId });
 
     await deliverAll();
     clock.advance(2 * MINUTE); // offer.expired is dispatched two minutes after detection
     await deliverAll();
 
-    const received = receiver.requests.map((request) => {
+    const received = h.receiver.requests.map((request) => {
       const body = request.body.toString('utf8');
       const verified = new Webhook(secret).verify(body, request.headers) as { type: string };
       return { request, body, verified };
@@ -129,23 +95,23 @@ describe('end to end over HTTPS', () => {
   });
 
   it('retries a failed delivery with the same webhook-id and body bytes, signed for its new timestamp', async () => {
-    const ws = await workspace({ sql: db.sql, clock });
-    const { id, secret } = await addEndpoint(manage, { workspaceId: ws.workspaceId, url: 'https://other.test/resend', events: ['offer.sent'], actorId: ws.ownerId });
-    const before = receiver.requests.length;
-    receiver.reply(() => ({ status: 503, body: 'down for maintenance' }));
-    const offer = await createOffer(db.sql, clock, { workspaceId: ws.workspaceId, title: 'Retry me' });
-    await sendOffer(db.sql, clock, { offerId: offer.id, recipientEmail: 'r@client.test', expiresAt: new Date(clock.now().getTime() + 7 * 24 * HOUR) });
+    const ws = await workspace({ sql: h.db.sql, clock });
+    const { id, secret } = await addEndpoint(h.manage, { workspaceId: ws.workspaceId, url: 'https://other.test/resend', events: ['offer.sent'], actorId: ws.ownerId });
+    const before = h.receiver.requests.length;
+    h.receiver.reply(() => ({ status: 503, body: 'down for maintenance' }));
+    const offer = await createOffer(h.db.sql, clock, { workspaceId: ws.workspaceId, title: 'Retry me' });
+    await sendOffer(h.db.sql, clock, { offerId: offer.id, recipientEmail: 'r@client.test', expiresAt: new Date(clock.now().getTime() + 7 * 24 * HOUR) });
     await deliverAll();
-    receiver.reply(() => ({ status: 204 }));
+    h.receiver.reply(() => ({ status: 204 }));
     clock.advance(MINUTE);
     await deliverAll();
 
-    const [first, second] = receiver.requests.slice(before);
+    const [first, second] = h.receiver.requests.slice(before);
     expect(first!.headers['webhook-id']).toBe(second!.headers['webhook-id']);
     expect(first!.body.equals(second!.body)).toBe(true);
     expect(first!.headers['webhook-timestamp']).not.toBe(second!.headers['webhook-timestamp']);
     expect(() => new Webhook(secret).verify(second!.body.toString('utf8'), second!.headers)).not.toThrow();
-    const [log] = await db.sql<{ status_code: number; response_prefix: string }[]>`
+    const [log] = await h.db.sql<{ status_code: number; response_prefix: string }[]>`
       select a.status_code, a.response_prefix from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
        where d.endpoint_id = ${id}::uuid order by a.id limit 1`;
     expect(log).toEqual({ status_code: 503, response_prefix: 'down for maintenance' });

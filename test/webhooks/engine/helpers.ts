@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { DAY, ManualClock, type Clock } from '../../../src/clock.js';
+import { ManualClock, type Clock } from '../../../src/clock.js';
 import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
-import { addMember, createAccount, createWorkspace } from '../../../src/domain/accounts.js';
-import { createOffer, sendOffer } from '../../../src/domain/offer-actions.js';
-import { showOfferDomain, verifyOfferDomain } from '../../../src/domain/offer-domain.js';
+import { addMember, createAccount } from '../../../src/domain/accounts.js';
 import { createLogger } from '../../../src/log.js';
 import type { EngineDeps, EngineSettings } from '../../../src/webhooks/deps.js';
 import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine.js';
 import { addEndpoint, type ManagementDeps } from '../../../src/webhooks/management.js';
 import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import type { AttemptOutcome, SendRequest, WebhookSender } from '../../../src/webhooks/sender.js';
+import { sentOffer as buildSentOffer, workspace as buildWorkspace } from '../../support/builders.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 
 export const START = '2026-01-15T10:00:00.000Z';
@@ -118,27 +117,9 @@ export function useEngineFixture(settings: Partial<EngineSettings> = {}): Engine
 
 let counter = 0;
 
+/** A workspace with its owner (support/builders.ts); `offerDomain` is made verified. */
 export async function workspace(f: { sql: Sql; clock: Clock }, input: { offerDomain?: string } = {}) {
-  counter += 1;
-  const tag = `${counter}-${randomBytes(3).toString('hex')}`;
-  const owner = await createAccount(f.sql, f.clock, { email: `owner-${tag}@agency.test`, name: 'Olivia Owner' });
-  const ws = await createWorkspace(f.sql, f.clock, {
-    name: `Agency ${tag}`,
-    timezone: 'Europe/Berlin',
-    currency: 'EUR',
-    offerDomain: input.offerDomain ?? null,
-    ownerAccountId: owner.id,
-  });
-  if (input.offerDomain) {
-    // A domain counts in the address rules once verified: its TXT record answers with the token.
-    const { record } = await showOfferDomain(f.sql, ws.id);
-    await verifyOfferDomain(f.sql, f.clock, {
-      workspaceId: ws.id,
-      actorId: owner.id,
-      resolver: { resolveTxt: async (name) => (name === record!.name ? [[record!.value]] : []) },
-    });
-  }
-  return { workspaceId: ws.id, ownerId: owner.id };
+  return buildWorkspace(f.sql, f.clock, input);
 }
 
 export async function memberOf(f: { sql: Sql; clock: Clock }, workspaceId: string, role: 'owner' | 'admin' | 'member') {
@@ -161,16 +142,9 @@ export async function endpoint(
   });
 }
 
-/** A sent offer: one offer.sent event in the outbox. */
-export async function sentOffer(f: { sql: Sql; clock: Clock }, workspaceId: string, title = 'Website relaunch') {
-  const offer = await createOffer(f.sql, f.clock, { workspaceId, title });
-  await sendOffer(f.sql, f.clock, {
-    offerId: offer.id,
-    recipientEmail: 'buyer@client.test',
-    recipientName: 'Bea Buyer',
-    expiresAt: new Date(f.clock.now().getTime() + 14 * DAY),
-  });
-  return offer.id;
+/** A sent offer: one offer.sent event in the outbox (support/builders.ts). */
+export async function sentOffer(f: { sql: Sql; clock: Clock }, workspaceId: string, title?: string) {
+  return buildSentOffer(f.sql, f.clock, workspaceId, title);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR } from '../../../src/clock.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { resendDelivery } from '../../../src/webhooks/management.js';
+import { resendDelivery } from '../../../src/webhooks/delivery-log.js';
 import { MAX_RESENDS } from '../../../src/webhooks/policy.js';
 import { previewResendFailed, resendFailed } from '../../../src/webhooks/resend-failed.js';
 import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
