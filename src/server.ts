@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createApp } from './api/app.js';
-import { API_BASE_PATH } from './api/openapi-document.js';
+import { createApp } from './service/app.js';
+import { API_BASE_PATH } from './http/openapi-document.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { advisoryLockKey } from './db/advisory-lock.js';

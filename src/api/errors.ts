@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { ErrorBody, ErrorCode } from '../contract.js';
-import { sendJson } from './respond.js';
+import { sendJson } from '../http/respond.js';
 
 /**
  * SPEC.md "Error object" and "Errors": one body shape (openapi.yaml's `Error`, its codes

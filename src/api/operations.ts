@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import { admit, Refusal } from './admission/admit.js';
 import type { RateLimits } from './admission/rate-limits.js';
 import { reply } from './errors.js';
-import { loadOpenApiDocument } from './openapi-document.js';
+import { loadOpenApiDocument } from '../http/openapi-document.js';
 import type { ReadDeps } from './read-operation.js';
 import { documentHandlers } from './resources/document.js';
 import { offerEventHandlers } from './resources/offer-events.js';

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { rawQuery } from '../api/admission/query.js';
+import { rawQuery } from '../http/query.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { sendJson } from '../api/respond.js';
+import { sendJson } from '../http/respond.js';
 import { DomainError } from '../domain/errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Context, Handler } from 'openapi-backend';
-import { sendRawJson } from '../api/respond.js';
+import { sendRawJson } from '../http/respond.js';
 import { CONSOLE_LABEL } from '../domain/audit.js';
 import { lookupSession, type Session } from '../domain/sessions.js';
 import { createOpenApiRouter } from '../http/openapi-router.js';

@@ -2,7 +2,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { loadConfig, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { connectRedis, type RedisConnection } from '../redis.js';
-import { ipLimitKey } from '../api/admission/client-ip.js';
+import { ipLimitKey } from '../http/client-ip.js';
 
 /**
  * Sign-in throttling (issue "management console": "Sign-in attempts are limited per account and

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context, type Document, type Handler } from 'openapi-backend';
-import { firstValues } from '../api/admission/query.js';
+import { firstValues } from './query.js';
 
 /**
  * Routing and validation by operationId on a 3.1 document: the one setup of the public API
@@ -14,7 +14,7 @@ import { firstValues } from '../api/admission/query.js';
  * dereferences our parsed object directly; `strict: true` makes any other problem throw at
  * start. Its default Ajv is draft-07; customizeAjv swaps in Ajv's 2020-12 build so 3.1
  * keywords are enforced, without type coercion: query values stay strings except `limit`,
- * which admission/query.ts turns into a number only when it is one to four digits.
+ * which http/query.ts turns into a number only when it is one to four digits.
  */
 export function createOpenApiRouter(definition: object, security: Record<string, Handler>) {
   const api = new OpenAPIBackend({

@@ -29,7 +29,7 @@ export interface WorkerOptions {
   masterKeys?: MasterKeys;
 }
 
-/** What /readyz (src/api/readiness.ts) needs to know about a worker running in the process. */
+/** What /readyz (src/service/readiness.ts) needs to know about a worker running in the process. */
 export interface WorkerProgress {
   /** Date.now() of the last claim round that finished without an error; undefined before the first. */
   lastRoundAt(): number | undefined;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Request, Response } from 'express';
 import { createOperations } from '../../src/api/operations.js';
-import { loadOpenApiDocument } from '../../src/api/openapi-document.js';
+import { loadOpenApiDocument } from '../../src/http/openapi-document.js';
 import { CursorCodec } from '../../src/api/cursor.js';
 import { ManualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/log.js';

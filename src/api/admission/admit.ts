@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import { hashApiKey } from '../../domain/api-key-format.js';
 import { reply } from '../errors.js';
-import { ipLimitKey } from './client-ip.js';
+import { ipLimitKey } from '../../http/client-ip.js';
 import { presentedKey } from './authorization.js';
-import { MAX_QUERY_LENGTH, rawQuery } from './query.js';
+import { MAX_QUERY_LENGTH, rawQuery } from '../../http/query.js';
 import type { RateLimits, WindowState } from './rate-limits.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
-import { API_BASE_PATH, loadOpenApiDocument } from '../openapi-document.js';
-import { sendRawJson } from '../respond.js';
+import { API_BASE_PATH, loadOpenApiDocument } from '../../http/openapi-document.js';
+import { sendRawJson } from '../../http/respond.js';
 
 /**
  * SPEC.md "GET /openapi.json": no key, `Cache-Control: public, max-age=300`.

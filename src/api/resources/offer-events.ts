@@ -2,7 +2,7 @@ import type { SuccessBody } from '../../contract.js';
 import { readOfferEventPage, type OfferEventPage } from '../../read-model/offers.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
-import { sendJson } from '../respond.js';
+import { sendJson } from '../../http/respond.js';
 
 /** Defaults of SPEC.md "GET /offers/{id}/events". */
 export const EVENTS_DEFAULT_LIMIT = 50;

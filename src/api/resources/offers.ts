@@ -2,7 +2,7 @@ import type { Offer, OfferStatus, SuccessBody } from '../../contract.js';
 import { readOfferInScope, readOfferPage, type OfferPage, type OfferPosition } from '../../read-model/offers.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
-import { sendJson } from '../respond.js';
+import { sendJson } from '../../http/respond.js';
 
 /** Defaults of SPEC.md "GET /offers". */
 export const OFFERS_DEFAULT_LIMIT = 25;

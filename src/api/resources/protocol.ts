@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { ALLOW, reply } from '../errors.js';
-import { sendEmpty } from '../respond.js';
+import { sendEmpty } from '../../http/respond.js';
 
 /**
  * The methods openapi.yaml describes in prose ("## Methods") rather than as operations: on a path

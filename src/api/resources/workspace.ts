@@ -2,7 +2,7 @@ import type { SuccessBody, Workspace } from '../../contract.js';
 import { readWorkspace } from '../../read-model/workspace.js';
 import { reply } from '../errors.js';
 import { readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
-import { sendJson } from '../respond.js';
+import { sendJson } from '../../http/respond.js';
 
 /** GET /workspace: the key's workspace; also serves as a key check. */
 const workspace: ReadOperation<null, Workspace | null> = {

@@ -1,4 +1,4 @@
-import { sendJson } from '../../api/respond.js';
+import { sendJson } from '../../http/respond.js';
 import { createApiKey, listApiKeyPage, readApiKeyListing, revokeApiKey, type ApiKeyListing } from '../../domain/api-keys.js';
 import { requireManager, requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';

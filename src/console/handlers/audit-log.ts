@@ -1,4 +1,4 @@
-import { sendJson } from '../../api/respond.js';
+import { sendJson } from '../../http/respond.js';
 import { listAuditEntries as listAuditRows, type AuditEntryRow } from '../../domain/audit.js';
 import { requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sendJson } from '../../api/respond.js';
+import { sendJson } from '../../http/respond.js';
 import { resendDelivery as resendDeliveryDomain } from '../../webhooks/delivery-log.js';
 import { DomainError } from '../../domain/errors.js';
 import {

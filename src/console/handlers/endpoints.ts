@@ -1,4 +1,4 @@
-import { sendJson } from '../../api/respond.js';
+import { sendJson } from '../../http/respond.js';
 import { FAILURES_IN_A_ROW_TO_PAUSE } from '../../webhooks/policy.js';
 import { listEndpoints as listEndpointRows } from '../../webhooks/sql/listEndpoints.js';
 import { readEndpoint } from '../../webhooks/sql/readEndpoint.js';

@@ -1,5 +1,5 @@
-import { loadOpenApiDocument } from '../../api/openapi-document.js';
-import { sendJson } from '../../api/respond.js';
+import { loadOpenApiDocument } from '../../http/openapi-document.js';
+import { sendJson } from '../../http/respond.js';
 import type { ConsoleHandlerTable, ConsoleRequest } from '../context.js';
 
 /**

@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/errors.js';
 import { checkCurrentPassword, setPassword, verifyPassword } from '../../domain/passwords.js';
 import { createSession, endSession } from '../../domain/sessions.js';
 import { useSignInLink } from '../../domain/sign-in-links.js';
-import { sendEmpty, sendJson } from '../../api/respond.js';
+import { sendEmpty, sendJson } from '../../http/respond.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
 import { CONSOLE_MESSAGES, ConsoleRefusal, refuse, sentence } from '../errors.js';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';

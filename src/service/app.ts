@@ -8,14 +8,14 @@ import type { Sql } from '../db/connect.js';
 import { CONSOLE_PATH, createConsole } from '../console/app.js';
 import { coerceError, type Logger } from '../log.js';
 import { docsDir } from '../paths.js';
-import { rawQuery } from './admission/query.js';
-import { createRateLimits, type RateLimits } from './admission/rate-limits.js';
-import { loadCursorCodec } from './cursor.js';
-import { API_BASE_PATH } from './openapi-document.js';
-import { reply } from './errors.js';
-import { createOperations } from './operations.js';
+import { rawQuery } from '../http/query.js';
+import { createRateLimits, type RateLimits } from '../api/admission/rate-limits.js';
+import { loadCursorCodec } from '../api/cursor.js';
+import { API_BASE_PATH } from '../http/openapi-document.js';
+import { reply } from '../api/errors.js';
+import { createOperations } from '../api/operations.js';
 import { probePostgres, readinessHandler, type WorkerProgress } from './readiness.js';
-import { sendJson } from './respond.js';
+import { sendJson } from '../http/respond.js';
 
 export interface AppDeps {
   sql: Sql;
@@ -51,7 +51,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.set('case sensitive routing', true);
   app.use(requestLog(logger));
 
-  // The database answers within the probe deadline (src/api/readiness.ts); never waits longer.
+  // The database answers within the probe deadline (src/service/readiness.ts); never waits longer.
   app.get('/healthz', async (_req, res) => {
     const verdict = await probePostgres(sql, logger);
     sendJson(res, verdict === 'ok' ? 200 : 503, { status: verdict === 'ok' ? 'ok' : 'unavailable' });

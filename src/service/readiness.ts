@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import type { ReadinessConfig } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { coerceError, type Logger } from '../log.js';
-import type { RateLimits } from './admission/rate-limits.js';
-import { sendJson } from './respond.js';
+import type { RateLimits } from '../api/admission/rate-limits.js';
+import { sendJson } from '../http/respond.js';
 import type { WorkerProgress } from '../webhooks/worker.js';
 
 /**
