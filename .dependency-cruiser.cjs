@@ -2,12 +2,13 @@
  * The layers of src/ (docs/architecture.md), checked by `npm run check:layers`.
  *
  * Top to bottom: contract (src/contract.ts, the wire types from openapi.yaml) -> api ->
- * read-model -> domain -> db. webhooks sit beside api (they may import read-model, domain, db);
- * console, cli and the serve entry (service/: the one express app that mounts api, console, docs
- * and health; server.ts, http-server.ts) are at the top beside api; http/ (answers, the query
- * string, the client address, openapi-backend's setup, sealed cursors, the served document) is the
- * plumbing api and console share, under both; seed may import domain and db. An import may only point down (or to a shared leaf: clock, log, paths,
- * config, redis, exhaustive), never up, never sideways between neighbours, never in a circle.
+ * read-model -> domain -> db. webhooks sit beside api (they may import read-model, domain, db).
+ * At the top beside api: console, cli and the serve entry (service/: the one express app that
+ * mounts api, console, docs and health; server.ts, http-server.ts). http/ is the plumbing api and
+ * console share (answers, the query string, the client address, openapi-backend's setup, sealed
+ * cursors, the served document), under both. seed may import domain and db. An import may only
+ * point down (or to a shared leaf: clock, log, paths, config, redis, exhaustive, port-probe),
+ * never up, never sideways between neighbours, never in a circle.
  *
  * One exception, on purpose: a lower layer may import the contract's *types* (`import type`).
  * They are compile-time only and are how the domain and the read model are held to openapi.yaml
@@ -23,7 +24,7 @@ const DOMAIN = '^src/domain/';
 const DB = '^src/db/';
 const SEED = '^src/seed/';
 const CONTRACT = '^src/contract[.]ts$|^generated/';
-const LEAVES = '^src/(clock|log|paths|config|redis|exhaustive)[.]ts$|^src/config/';
+const LEAVES = '^src/(clock|log|paths|config|redis|exhaustive|port-probe)[.]ts$|^src/config/';
 const any = (...patterns) => patterns.join('|');
 
 const forbidUp = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });

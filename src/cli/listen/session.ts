@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../db/connect.js';
 import { resolveAccount } from '../../domain/accounts.js';
+import { acceptsConnections } from '../../port-probe.js';
 import { devListenUrl } from '../../webhooks/dev-listen-rules.js';
 import { updateEndpoint } from '../../webhooks/endpoint-update.js';
 import { addEndpoint, managementDeps, removeEndpoint, resumeEndpoint } from '../../webhooks/management.js';
@@ -101,7 +101,7 @@ async function registerOnce(
   const { workspace, actor } = input.target;
   for (const earlier of await findDevListenEndpoints(env.sql, { workspaceId: workspace.id, accountId: actor.id })) {
     // A port that still answers belongs to another listen running now: leave its endpoint alone.
-    if (await answers(earlier.port)) continue;
+    if (await acceptsConnections(earlier.port, PORT_PROBE_MS)) continue;
     let secret: string;
     try {
       secret = openSecret(keys, earlier.endpoint_id, earlier.secret_sealed);
@@ -128,16 +128,3 @@ export async function unregister(env: { sql: Sql; clock: Clock; config: Config }
   await removeEndpoint(managementDeps(env), { endpointId, actorId });
 }
 
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (result: boolean) => {
-      socket.destroy();
-      resolve(result);
-    };
-    socket.setTimeout(PORT_PROBE_MS, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-    socket.connect(port, '127.0.0.1');
-  });
-}

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
-import { LISTEN_HOST, POLL_MS, START_TIMEOUT_MS, sleep } from './settings.js';
+import { acceptsConnections } from '../../port-probe.js';
+import { POLL_MS, START_TIMEOUT_MS, sleep } from './settings.js';
 
 /** postmaster.pid (trap 3 of start.ts) and servers already running. */
 
@@ -67,7 +67,7 @@ export async function findRunningServer(pgDir: string, log: (line: string) => vo
       rmSync(join(pgDir, 'postmaster.pid'), { force: true });
       return undefined;
     }
-    if (pidFile.status === 'ready' && (await acceptsConnections(pidFile.port))) {
+    if (pidFile.status === 'ready' && (await acceptsConnections(pidFile.port, PORT_PROBE_MS))) {
       return { pid: pidFile.pid, port: pidFile.port };
     }
     // Starting (crash recovery) or stopping: wait until it is one or the other.
@@ -78,15 +78,5 @@ export async function findRunningServer(pgDir: string, log: (line: string) => vo
   }
 }
 
-function acceptsConnections(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = new Socket();
-    const finish = (ok: boolean) => {
-      socket.destroy();
-      done(ok);
-    };
-    socket.setTimeout(2_000, () => finish(false));
-    socket.once('error', () => finish(false));
-    socket.connect(port, LISTEN_HOST, () => finish(true));
-  });
-}
+/** A live server answers at once; a stale pid file's port answers nothing. */
+const PORT_PROBE_MS = 2_000;
