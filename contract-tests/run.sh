@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The contract gates (issue 4), in sequence; stops at the first that fails. Part of `npm test`
+# The contract gates, in sequence; stops at the first that fails. Part of `npm test`
 # (scripts/test-all.sh). docs/contract.md says what each proves and how to run one alone.
 #
 # Database: DATABASE_URL (the gates create and drop their own databases on that server), or,

@@ -24,7 +24,7 @@ export function createServiceLogger(config: Config, name = 'offerdesk', isTermin
 }
 
 /**
- * Normalise anything thrown into an Error once (STYLE.md "Errors", graphile's coerceError),
+ * Normalise anything thrown into an Error once (as graphile-worker's coerceError),
  * so logs always carry a message and a stack.
  */
 export function coerceError(thrown: unknown): Error {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_WEBHOOK_WORKER_CONCURRENCY } from '../../src/config.js';
 
 /**
- * Sizes of `npm run bench` (issue 5's) and `npm run bench:smoke` (tiny, for CI: it checks that
+ * Sizes of `npm run bench` (docs/performance.md) and `npm run bench:smoke` (tiny, for CI: it checks that
  * everything runs end to end and produces sane numbers, never how fast).
  */
 export interface BenchOptions {

@@ -140,7 +140,7 @@ function responseDeadline(ms: number, logger: Logger) {
   };
 }
 
-/** STYLE.md "Errors": logged with its cause, answered with the generic 500 body. */
+/** Logged with its cause, answered with SPEC.md's generic 500 body (nothing internal in it). */
 function failed(res: Response, logger: Logger, error: unknown): void {
   // Answered already (the deadline, usually): the late end of the same request is only logged.
   if (res.writableEnded) {

@@ -1,7 +1,7 @@
 import { MAX_ATTEMPTS, RETRY_PAUSES_MS } from './policy.js';
 
 /**
- * What became of a delivery after one attempt (STYLE.md: delivery outcomes are types). The
+ * What became of a delivery after one attempt (a type, so every caller handles every case). The
  * engine decides with `decideAfterAttempt`, applies the decision in one transaction, and reports
  * the outcome; `cancelled` means the delivery was cancelled (endpoint paused or removed) or its
  * lease taken over while the attempt was in flight, so the attempt was logged but changed nothing.

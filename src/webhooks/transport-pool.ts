@@ -12,7 +12,7 @@ import type { ResolvedAddress } from './address-rules.js';
  * host name through SNI (`servername`).
  */
 
-/** Bounded connections per receiver (issue 3: "Connections to receivers are reused"). */
+/** Bounded connections per receiver (connections to a receiver are reused, within a bound). */
 export const MAX_CONNECTIONS_PER_ORIGIN = 8;
 /**
  * Idle sockets are closed after this unless the receiver's Keep-Alive hint says otherwise. Short

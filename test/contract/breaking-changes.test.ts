@@ -5,8 +5,8 @@ import { breakingChanges, type BreakingKind } from '../../contract-tests/lib/bre
 
 /**
  * The breaking-change check of the spec gate (contract-tests/gate-spec.sh). One valid document
- * (the real openapi.yaml), one change per case (STYLE.md "Tests": build one valid fixture and
- * break one thing), table-driven like SPEC.md "Versioning" reads.
+ * (the real openapi.yaml), one change per case (one valid fixture, one thing broken), table-driven
+ * like SPEC.md "Versioning" reads.
  */
 type Doc = Record<string, any>; // fixtures are edited freely; the check itself is typed
 const base: Doc = parse(readFileSync('openapi.yaml', 'utf8'));

@@ -7,7 +7,7 @@ import { signPayload } from '../../src/webhooks/signing.js';
 /**
  * The signature test vector that openapi.yaml publishes in its `Webhooks` tag is read from the
  * document itself, so a vector edited by hand (or a signer that drifts) fails here. The reference
- * `standardwebhooks` library is the independent party (STYLE.md "Tests").
+ * `standardwebhooks` library is the independent party.
  */
 function publishedVector() {
   const doc = parse(readFileSync('openapi.yaml', 'utf8')) as { tags: { name: string; description: string }[] };

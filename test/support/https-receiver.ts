@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import type { TLSSocket } from 'node:tls';
 
 /**
- * A real HTTPS webhook receiver for tests (issue 3 "Tests"): 127.0.0.1 on a random port, a
+ * A real HTTPS webhook receiver for tests (real parts in tests: a real TLS peer): 127.0.0.1 on a random port, a
  * certificate for hooks.test, other.test and *.hooks.test from a CA made at run time with the
  * openssl CLI, keep-alive on. It records every request as it arrived on the wire and answers as
  * the test scripts it. Point the sender at it with `devResolveFor(receiver)`.

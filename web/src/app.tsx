@@ -12,7 +12,7 @@ import { Endpoints } from './scenes/Endpoints';
 import { Shell } from './scenes/Shell';
 import { SignIn } from './scenes/SignIn';
 
-/** The routes, in one place (STYLE.md "The console (web)"). */
+/** The routes, in one place. */
 export function App() {
   return (
     <Switch>

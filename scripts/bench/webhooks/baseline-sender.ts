@@ -5,7 +5,7 @@ import { loadMasterKeys, openSecret } from '../../../src/webhooks/secrets.js';
 import { createWebhookSender } from '../../../src/webhooks/sender.js';
 
 /**
- * The webhook baseline (issue 5): the same bodies to the same endpoints through the project's own
+ * The webhook baseline (docs/performance.md): the same bodies to the same endpoints through the project's own
  * sender (address check, signing, pinned keep-alive pools, the same headers) at the worker's
  * concurrency, without the database: the deliveries, bodies and secrets are read before the clock
  * starts, and nothing is recorded. Prints {"sent","ok","seconds","perSecond"}.

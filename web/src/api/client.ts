@@ -3,8 +3,8 @@ import type { components, paths } from '../../../generated/console-api';
 
 /**
  * The one client of the management API, typed from console-api.yaml (generated/console-api.ts):
- * a renamed field fails `npm run typecheck`, not the page (STYLE.md "The console (web)"). The
- * session is the HttpOnly cookie the browser sends by itself; no token is kept in script reach.
+ * a renamed field fails `npm run typecheck`, not the page. The session is the HttpOnly cookie the
+ * browser sends by itself; no token is kept in script reach.
  */
 export const api = createClient<paths>({ baseUrl: '/console/api', credentials: 'same-origin' });
 
