@@ -2,8 +2,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { CONSOLE_MESSAGES, sendConsoleError } from './errors.js';
 
 /**
- * Protection that applies to every /console request before any routing (issue "management
- * console": security headers, cross-site refusal, JSON-only bodies).
+ * Protection that applies to every /console request before any routing (docs/console.md "Sessions":
+ * security headers, cross-site refusal, JSON-only bodies).
  */
 
 /** No inline script or style, nothing from elsewhere, never inside a frame. */

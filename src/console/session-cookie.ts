@@ -3,8 +3,8 @@ import type { Request, Response } from 'express';
 import { SESSION_ABSOLUTE_MS } from '../domain/sessions.js';
 
 /**
- * The session cookie (issue "management console": `HttpOnly`, `SameSite=Strict`, `Secure` when the
- * console is served over https, `Path=/console`). The value is the random token; the database
+ * The session cookie (docs/console.md "Sessions": `HttpOnly`, `SameSite=Strict`, `Secure` when
+ * the console is served over https, `Path=/console`). The value is the random token; the database
  * keeps only its hash (src/domain/sessions.ts).
  */
 export const SESSION_COOKIE = 'offerdesk_session';

@@ -5,8 +5,8 @@ import { connectRedis, type RedisConnection } from '../redis.js';
 import { ipLimitKey } from '../http/client-ip.js';
 
 /**
- * Sign-in throttling (issue "management console": "Sign-in attempts are limited per account and
- * per client address"). Every attempt counts, before the password is checked, so an unknown
+ * Sign-in throttling (docs/console.md "Signing in": sign-in attempts are limited per account and per
+ * client address). Every attempt counts, before the password is checked, so an unknown
  * email is throttled exactly like a known one and the answer never tells them apart; a
  * successful sign-in clears its email's count. Shared through Redis when REDIS_URL is set, over
  * the service's one Redis connection setup (src/redis.ts: command and socket timeouts, no offline

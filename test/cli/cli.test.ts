@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
-/** The real CLI in its own process, against a fresh database (issue #2 "The CLI"). */
+/** The real CLI in its own process, against a fresh database. */
 interface Run {
   code: number;
   stdout: string;

@@ -10,7 +10,7 @@ import { openBenchDatabase } from '../database.js';
 import { SEED_TYPES, seedDeliveryLog } from './seed.js';
 
 /**
- * The delivery log's page speed (issue "Speed": 50 rows, any filter, p95 under 50 ms with
+ * The delivery log's page speed (docs/delivery-log.md: 50 rows, any filter, p95 under 50 ms with
  * 1,000,000 deliveries in the workspace). Seeds the deliveries set-based once into its own bench
  * database (kept between runs; --reseed starts over), then times `--requests` page reads per
  * filter through the same function the console's handler calls (listDeliveryLogPage: the page,

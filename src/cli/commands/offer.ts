@@ -24,7 +24,7 @@ import { OFFER_STATUSES } from '../../domain/offer-state.js';
 import { CliError, parseIsoTime, parseWholeNumber, readJsonFile, type CliContext } from '../context.js';
 
 /**
- * `offerdesk offer ...`: one subcommand per product action (issue #2 "The CLI"). Every action
+ * `offerdesk offer ...`: one subcommand per product action. Every action
  * takes `--at ISO` to record it at a past time.
  */
 

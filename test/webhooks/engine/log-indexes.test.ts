@@ -6,7 +6,7 @@ import { seedDeliveryLog } from '../../../scripts/bench/delivery-log/seed.js';
 import { endpoint, engineFixture, workspace, type EngineFixture } from './helpers.js';
 
 /**
- * The delivery log's page must not grow with the log (issue "Speed": 50 rows of 1,000,000 under
+ * The delivery log's page must not grow with the log (docs/delivery-log.md: 50 rows of 1,000,000 under
  * any filter). Proved on the plan: each filter reads one index in the list's order and stops
  * after the page (no Sort node over the filtered set), on page 1 and on a deep page alike.
  */
