@@ -1,4 +1,4 @@
-import { readOffer, readOfferEvent } from '../read-model/offers.js';
+import { readOffersWithEvents } from '../read-model/offers-by-id.js';
 import type { Tx } from '../db/connect.js';
 import { eventBody, fitsBodyLimit } from './body.js';
 import type { EngineDeps } from './deps.js';
@@ -142,14 +142,13 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
 
 /** The message of each event: its id is the outbox row's id (the webhook-id), its body final. */
 async function prepareMessages(tx: Tx, deps: EngineDeps, rows: OutboxRow[], now: Date): Promise<NewMessage[]> {
-  // postgres.js pipelines these reads on the transaction's connection: no round trip per row.
-  const read = await Promise.all(
-    rows.map(async (row) => ({
-      row,
-      offer: await readOffer(tx, { workspaceId: row.workspace_id, offerId: row.offer_id, now }),
-      event: await readOfferEvent(tx, { offerId: row.offer_id, sequence: row.offer_sequence }),
-    })),
+  // One statement for the whole batch (a fan-out batch is up to FANOUT_BATCH_SIZE events).
+  const found = await readOffersWithEvents(
+    tx,
+    rows.map((row) => ({ workspaceId: row.workspace_id, offerId: row.offer_id, sequence: row.offer_sequence })),
+    now,
   );
+  const read = rows.map((row, i) => ({ row, offer: found[i]?.offer ?? null, event: found[i]?.event ?? null }));
   const messages: NewMessage[] = [];
   for (const { row, offer, event } of read) {
     if (!offer || !event) {

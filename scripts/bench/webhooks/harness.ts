@@ -63,7 +63,13 @@ export interface Workers {
 
 export async function startWorkers(count: number, env: Record<string, string>, workDir: string): Promise<Workers> {
   const procs = Array.from({ length: count }, (_, i) =>
-    startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', { env, stdout: 'pipe', logFile: join(workDir, `worker-${i + 1}.log`) }),
+    startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', {
+      env,
+      stdout: 'pipe',
+      logFile: join(workDir, `worker-${i + 1}.log`),
+      // BENCH_WORKER_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops.
+      nodeArgs: process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_WORKER_CPU_PROF] : [],
+    }),
   );
   const outputs = procs.map((proc) => {
     const state = { text: '' };
