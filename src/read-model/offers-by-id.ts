@@ -1,13 +1,13 @@
 import type { Queryable } from '../db/connect.js';
-import { toOffer } from './offers.js';
+import { offerColumns, toOffer } from './offers.js';
 import type { Offer, OfferEvent } from './types.js';
 
 /**
  * Many (offer, timeline entry) pairs in one statement, for the webhook engine's fan-out, which
  * prepares a batch of bodies at once: one round trip and one plan instead of two statements per
  * event. Each pair reads exactly what readOffer and readOfferEvent in ./offers.ts return (the same
- * columns, `now` from the caller's Clock, so an overdue sent offer reads as expired: SPEC.md
- * "States and transitions", rules for reporting); test/read-model/offers-by-id.test.ts holds the
+ * columns, offerColumns, `now` from the caller's Clock, so an overdue sent offer reads as expired: SPEC.md
+ * "States and transitions", rules for reporting); test/webhooks/engine/offers-by-id.test.ts holds the
  * two to the same output.
  */
 
@@ -40,22 +40,7 @@ interface Row extends OfferRow {
 export async function readOffersWithEvents(sql: Queryable, keys: OfferEventKey[], now: Date): Promise<(OfferWithEvent | null)[]> {
   if (keys.length === 0) return [];
   const rows = await sql<Row[]>`
-    select k.ord::int as ord,
-      o.id, o.title,
-      case when o.status = 'sent' and o.expires_at <= ${now} then 'expired' else o.status end as status,
-      api_timestamp(o.created_at) as created_at,
-      api_timestamp(case when o.status = 'sent' and o.expires_at <= ${now}
-        then greatest(o.updated_at, o.expires_at) else o.updated_at end) as updated_at,
-      api_timestamp(o.sent_at) as sent_at,
-      api_timestamp(o.expires_at) as expires_at,
-      api_timestamp(o.accepted_at) as accepted_at,
-      api_timestamp(case
-        when o.status = 'expired' then o.expired_at
-        when o.status = 'sent' and o.expires_at <= ${now} then o.expires_at
-      end) as expired_at,
-      o.version, o.recipient_name, o.recipient_company, o.recipient_email,
-      o.accepted_by_name, o.accepted_by_email, o.value_amount, o.currency,
-      o.created_at::text as position,
+    select k.ord::int as ord, ${offerColumns(sql, now)},
       e.sequence as e_sequence, e.type as e_type, api_timestamp(e.occurred_at) as e_occurred_at,
       e.version as e_version, e.data as e_data
     from unnest(

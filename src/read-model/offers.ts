@@ -48,7 +48,7 @@ interface EventRow {
 }
 
 /** Columns of an Offer; `o` is the offers row. Timestamps go through api_timestamp (one wire format). */
-function offerColumns(sql: Queryable, now: Date) {
+export function offerColumns(sql: Queryable, now: Date) {
   const overdue = overdueSql(sql, 'o', now);
   return sql`
     o.id, o.title,
