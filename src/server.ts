@@ -14,7 +14,7 @@ import { createSignInLink, signInLinkUrl } from './domain/sign-in-links.js';
 import { validKeySql } from './read-model/scope.js';
 import { closeServer, createHttpServer, listen, trackConnections } from './http-server.js';
 import { coerceError, createServiceLogger, type Logger } from './log.js';
-import { loadCheckedMasterKeys, startWorker, type RunningWorker } from './webhooks/worker.js';
+import { loadCheckedMasterKeys, startWorker, type RunningWorker } from './webhooks/engine/worker.js';
 
 /**
  * `offerdesk serve`: the API process. Opens (and migrates) the database, seeds the demo workspace

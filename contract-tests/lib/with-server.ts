@@ -33,7 +33,7 @@ import { openDatabase, type Database } from '../../src/db/open.js';
 import { createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { setPassword } from '../../src/domain/passwords.js';
-import { addEndpoint } from '../../src/webhooks/management.js';
+import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { OFFER_STATUSES } from '../../src/domain/offer-state.js';
 import { seedOffers } from '../../src/seed/seed.js';
 

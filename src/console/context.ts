@@ -6,7 +6,7 @@ import type { Sql } from '../db/connect.js';
 import type { AuditSource } from '../domain/audit.js';
 import type { Session } from '../domain/sessions.js';
 import type { Logger } from '../log.js';
-import type { ManagementDeps } from '../webhooks/management-deps.js';
+import type { ManagementDeps } from '../webhooks/management/deps.js';
 import type { ConsoleCursorCodec } from './cursor.js';
 import type { SignInThrottle } from './throttle.js';
 

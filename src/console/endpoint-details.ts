@@ -1,9 +1,9 @@
 import type { Queryable } from '../db/connect.js';
-import { endpointStats, STATS_HOURS, type EndpointStats } from '../webhooks/endpoint-stats.js';
+import { endpointStats, STATS_HOURS, type EndpointStats } from '../webhooks/management/endpoint-stats.js';
 
 /**
  * The delivery-statistics part of a console Endpoint (`paused_reason`, `stats`; console-api.yaml
- * "Endpoint"), from the webhook engine's statistics (src/webhooks/endpoint-stats.ts): one
+ * "Endpoint"), from the webhook engine's statistics (src/webhooks/management/endpoint-stats.ts): one
  * statement for all endpoints asked for.
  */
 export type EndpointDetails = EndpointStats;

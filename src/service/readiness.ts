@@ -4,7 +4,7 @@ import type { Sql } from '../db/connect.js';
 import { coerceError, type Logger } from '../log.js';
 import type { RateLimits } from '../api/admission/rate-limits.js';
 import { sendJson } from '../http/respond.js';
-import type { WorkerProgress } from '../webhooks/worker.js';
+import type { WorkerProgress } from '../webhooks/engine/worker.js';
 
 /**
  * Every probe answers within this, whatever the dependency does: a load balancer's or

@@ -12,9 +12,9 @@ import { addMember, createAccount, createWorkspace, type Role } from '../../src/
 import { setPassword } from '../../src/domain/passwords.js';
 import { createSignInLink, signInLinkUrl } from '../../src/domain/sign-in-links.js';
 import { createLogger } from '../../src/log.js';
-import { createWebhookEngine, type WebhookEngine } from '../../src/webhooks/engine.js';
-import type { ManagementDeps } from '../../src/webhooks/management.js';
-import { createWebhookSender, type WebhookSender } from '../../src/webhooks/sender.js';
+import { createWebhookEngine, type WebhookEngine } from '../../src/webhooks/engine/engine.js';
+import type { ManagementDeps } from '../../src/webhooks/management/endpoints.js';
+import { createWebhookSender, type WebhookSender } from '../../src/webhooks/transport/sender.js';
 import { browserRequired, findChromium, launchChromium, MISSING_CHROMIUM } from '../support/chromium.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/clock.js';
 import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
-import { addEndpoint } from '../../src/webhooks/management.js';
+import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { describeInBrowser, useConsoleWorld } from './console-fixture.js';
 
 const URL_DOWN = 'https://hooks.test/down';

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { createApiKey } from '../../src/domain/api-keys.js';
-import { addEndpoint, testEndpoint } from '../../src/webhooks/management.js';
+import { addEndpoint, testEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { describeInBrowser, useConsoleWorld } from './console-fixture.js';
 
 /** Every control of the console that changes something (the permission matrix's "changes" row). */

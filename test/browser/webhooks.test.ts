@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { DAY } from '../../src/clock.js';
 import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
 import { projectRoot } from '../../src/paths.js';
-import { addEndpoint } from '../../src/webhooks/management.js';
+import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { describeInBrowser, useConsoleWorld } from './console-fixture.js';
 
 const URL_OF_RECEIVER = 'https://hooks.test/offerdesk?source=console';

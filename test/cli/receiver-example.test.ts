@@ -5,8 +5,8 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
-import { generateEndpointSecret } from '../../src/webhooks/secrets.js';
-import { signPayload } from '../../src/webhooks/signing.js';
+import { generateEndpointSecret } from '../../src/webhooks/transport/secrets.js';
+import { signPayload } from '../../src/webhooks/transport/signing.js';
 import { exitOf, outputOf } from '../runtime/helpers.js';
 
 /**

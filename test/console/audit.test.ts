@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resendDelivery } from '../../src/webhooks/delivery-log.js';
+import { resendDelivery } from '../../src/webhooks/management/delivery-log.js';
 import { pauseEndpoint } from '../../src/webhooks/sql/pauseEndpoint.js';
 import { consoleWorld, type ConsoleWorld, useConsoleApi } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addMember, createWorkspace } from '../../src/domain/accounts.js';
-import { addEndpoint } from '../../src/webhooks/management.js';
-import { MAX_ENDPOINTS_PER_WORKSPACE, MAX_TEST_EVENTS_PER_WINDOW, MAX_WORKSPACES_PER_ACCOUNT } from '../../src/webhooks/policy.js';
+import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
+import { MAX_ENDPOINTS_PER_WORKSPACE, MAX_TEST_EVENTS_PER_WINDOW, MAX_WORKSPACES_PER_ACCOUNT } from '../../src/webhooks/engine/policy.js';
 import { consoleWorld, useConsoleApi } from './helpers.js';
 
 /** SPEC.md "Webhook limits" hold through the console exactly as in the CLI: one domain function behind both. */

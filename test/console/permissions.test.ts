@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/domain/api-keys.js';
-import { addEndpoint, type ManagementDeps } from '../../src/webhooks/management.js';
+import { addEndpoint, type ManagementDeps } from '../../src/webhooks/management/endpoints.js';
 import { pauseEndpoint } from '../../src/webhooks/sql/pauseEndpoint.js';
 import { consoleWorld, type ConsoleClient, type ConsoleWorld, useConsoleApi } from './helpers.js';
 

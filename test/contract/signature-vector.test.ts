@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { Webhook } from 'standardwebhooks';
-import { signPayload } from '../../src/webhooks/signing.js';
+import { signPayload } from '../../src/webhooks/transport/signing.js';
 
 /**
  * The signature test vector that openapi.yaml publishes in its `Webhooks` tag is read from the

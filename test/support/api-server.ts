@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
-import type { WorkerProgress } from '../../src/webhooks/worker.js';
+import type { WorkerProgress } from '../../src/webhooks/engine/worker.js';
 import { freshDatabase, type TestDatabase } from './database.js';
 import { CONSOLE_API, startPrismFront } from './prism-proxy.js';
 

@@ -1,8 +1,8 @@
 import { loadConfig } from '../../../src/config.js';
 import { connect } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
-import { loadMasterKeys, openSecret } from '../../../src/webhooks/secrets.js';
-import { createWebhookSender } from '../../../src/webhooks/sender.js';
+import { loadMasterKeys, openSecret } from '../../../src/webhooks/transport/secrets.js';
+import { createWebhookSender } from '../../../src/webhooks/transport/sender.js';
 
 /**
  * The webhook baseline (docs/performance.md): the same bodies to the same endpoints through the project's own

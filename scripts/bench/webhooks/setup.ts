@@ -2,7 +2,7 @@ import { systemClock } from '../../../src/clock.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { createAccount, createWorkspace } from '../../../src/domain/accounts.js';
 import { seedOffers } from '../../../src/seed/seed.js';
-import { MAX_WORKSPACES_PER_ACCOUNT } from '../../../src/webhooks/policy.js';
+import { MAX_WORKSPACES_PER_ACCOUNT } from '../../../src/webhooks/engine/policy.js';
 
 /**
  * The webhook benchmark's workspaces: `count` small workspaces with a few seeded offers each, owned

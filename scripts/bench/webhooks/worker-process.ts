@@ -3,7 +3,7 @@ import { systemClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
-import { startWorker } from '../../../src/webhooks/worker.js';
+import { startWorker } from '../../../src/webhooks/engine/worker.js';
 
 /**
  * One delivery worker as `offerdesk worker` runs it (startWorker with configuration from the

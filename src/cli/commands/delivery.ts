@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { listDeliveries, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/delivery-log.js';
-import { managementDeps } from '../../webhooks/management-deps.js';
+import { listDeliveries, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/management/delivery-log.js';
+import { managementDeps } from '../../webhooks/management/deps.js';
 import { invalidInput } from '../../domain/errors.js';
-import { showEndpoint } from '../../webhooks/management.js';
-import { previewResendFailed, resendFailed } from '../../webhooks/resend-failed.js';
-import { requireDeliveryReader, requireEndpointReader } from '../../webhooks/readers.js';
+import { showEndpoint } from '../../webhooks/management/endpoints.js';
+import { previewResendFailed, resendFailed } from '../../webhooks/management/resend-failed.js';
+import { requireDeliveryReader, requireEndpointReader } from '../../webhooks/management/readers.js';
 import { requireOneActor, resolveActor, withActor, type ActorOptions } from '../actor.js';
 import { parseWholeNumber, type CliContext } from '../context.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext, CommandEnv } from '../context.js';
-import { checkMasterKeys } from '../../webhooks/key-check.js';
-import { loadMasterKeys } from '../../webhooks/secrets.js';
+import { checkMasterKeys } from '../../webhooks/transport/key-check.js';
+import { loadMasterKeys } from '../../webhooks/transport/secrets.js';
 import {
   addEndpoint,
   listEndpoints,
@@ -13,9 +13,9 @@ import {
   testEndpoint,
   type EndpointView,
   type ManagementDeps,
-} from '../../webhooks/management.js';
-import { pauseEndpoint, updateEndpoint } from '../../webhooks/endpoint-update.js';
-import { requireEndpointReader, requireWorkspaceReader } from '../../webhooks/readers.js';
+} from '../../webhooks/management/endpoints.js';
+import { pauseEndpoint, updateEndpoint } from '../../webhooks/management/endpoint-update.js';
+import { requireEndpointReader, requireWorkspaceReader } from '../../webhooks/management/readers.js';
 import { requireOneActor, resolveActor, withActor, type ActorOptions as ActingOptions } from '../actor.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { rekeySecrets } from '../../webhooks/rekey.js';
-import { loadMasterKeys } from '../../webhooks/secrets.js';
+import { rekeySecrets } from '../../webhooks/management/rekey.js';
+import { loadMasterKeys } from '../../webhooks/transport/secrets.js';
 import { CliError, parseWholeNumber, type CliContext } from '../context.js';
 
 /**

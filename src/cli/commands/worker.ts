@@ -3,7 +3,7 @@ import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/open.js';
 import { createServiceLogger } from '../../log.js';
-import { startWorker, type RunningWorker } from '../../webhooks/worker.js';
+import { startWorker, type RunningWorker } from '../../webhooks/engine/worker.js';
 
 /**
  * `offerdesk worker`: the background jobs (expire offers, fan-out, webhook delivery, log

@@ -2,7 +2,7 @@ import { createPrivateKey, KeyObject, randomBytes, webcrypto } from 'node:crypto
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
-import { DEV_LISTEN_HOSTNAME } from '../../webhooks/dev-listen-rules.js';
+import { DEV_LISTEN_HOSTNAME } from '../../webhooks/management/dev-listen-rules.js';
 
 /**
  * The local certificate authority of `offerdesk listen`, made once under `<dataDir>/listen/`, and

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sendJson } from '../../http/respond.js';
-import { resendDelivery as resendDeliveryDomain } from '../../webhooks/delivery-log.js';
+import { resendDelivery as resendDeliveryDomain } from '../../webhooks/management/delivery-log.js';
 import { DomainError } from '../../domain/errors.js';
 import {
   checkLogTime,
@@ -9,8 +9,8 @@ import {
   type DeliveryLogDetail,
   type LogDeps,
   type LogQuery,
-} from '../../webhooks/log-page.js';
-import { previewResendFailed as previewDomain, resendFailed as resendFailedDomain } from '../../webhooks/resend-failed.js';
+} from '../../webhooks/management/log-page.js';
+import { previewResendFailed as previewDomain, resendFailed as resendFailedDomain } from '../../webhooks/management/resend-failed.js';
 import { requireManager, requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
 import { refuse } from '../errors.js';

@@ -1,5 +1,5 @@
 import { sendJson } from '../../http/respond.js';
-import { FAILURES_IN_A_ROW_TO_PAUSE } from '../../webhooks/policy.js';
+import { FAILURES_IN_A_ROW_TO_PAUSE } from '../../webhooks/engine/policy.js';
 import { listEndpoints as listEndpointRows } from '../../webhooks/sql/listEndpoints.js';
 import { readEndpoint } from '../../webhooks/sql/readEndpoint.js';
 import {
@@ -12,8 +12,8 @@ import {
   testEndpoint as testEndpointDomain,
   toEndpointView,
   type EndpointView,
-} from '../../webhooks/management.js';
-import { updateEndpoint as updateEndpointDomain } from '../../webhooks/endpoint-update.js';
+} from '../../webhooks/management/endpoints.js';
+import { updateEndpoint as updateEndpointDomain } from '../../webhooks/management/endpoint-update.js';
 import { requireManager, requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
 import { endpointDetails } from '../endpoint-details.js';

@@ -31,7 +31,7 @@ export interface ClaimInput {
   windowEndedBefore: Date;
   maxInFlightPerEndpoint: number;
   maxWorkspaces: number;
-  /** The claiming worker's liveness id (src/webhooks/liveness.ts), written on its claims; null: none. */
+  /** The claiming worker's liveness id (src/webhooks/engine/liveness.ts), written on its claims; null: none. */
   workerId: number | null;
   /** First key of the liveness locks (WORKER_LOCK_CLASS). */
   workerLockClass: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createCompletionQueue } from '../../../src/webhooks/completion.js';
-import { attemptDelivery, claimBatch } from '../../../src/webhooks/dispatch.js';
-import { fanOutOnce } from '../../../src/webhooks/fanout.js';
+import { createCompletionQueue } from '../../../src/webhooks/engine/completion.js';
+import { attemptDelivery, claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { fanOutOnce } from '../../../src/webhooks/engine/fanout.js';
 import { FAIL, OK, endpoint, manyEvents, statusCounts, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture({ concurrency: 4000, startsPerMinutePerWorkspace: 1_000_000 });

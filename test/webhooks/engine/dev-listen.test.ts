@@ -2,10 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listenCertificates, type ListenCertificates } from '../../../src/cli/listen/certificates.js';
 import { startListenReceiver, type ListenReceiver, type ReceivedEvent } from '../../../src/cli/listen/receiver.js';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import { devListenUrl, withDevListen } from '../../../src/webhooks/dev-listen-rules.js';
-import { createWebhookEngine } from '../../../src/webhooks/engine.js';
-import { addEndpoint } from '../../../src/webhooks/management.js';
-import { createWebhookSender, type WebhookSender } from '../../../src/webhooks/sender.js';
+import { devListenUrl, withDevListen } from '../../../src/webhooks/management/dev-listen-rules.js';
+import { createWebhookEngine } from '../../../src/webhooks/engine/engine.js';
+import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
+import { createWebhookSender, type WebhookSender } from '../../../src/webhooks/transport/sender.js';
 import { tempDir } from '../../runtime/helpers.js';
 import { engineFixture, sentOffer, webhookConfig, workspace, type EngineFixture } from './helpers.js';
 

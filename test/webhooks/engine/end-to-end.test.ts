@@ -10,7 +10,7 @@ import {
   viewOffer,
   withdrawOffer,
 } from '../../../src/domain/offer-actions.js';
-import { addEndpoint, testEndpoint } from '../../../src/webhooks/management.js';
+import { addEndpoint, testEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import { workspace } from './helpers.js';
 import { useRealDelivery } from './real-delivery.js';

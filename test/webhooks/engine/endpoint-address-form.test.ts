@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { checkEndpointAddress, MAX_URL_LENGTH, normaliseEndpointUrl, type Resolver } from '../../../src/webhooks/address-rules.js';
-import { addEndpoint, listEndpoints } from '../../../src/webhooks/management.js';
+import { checkEndpointAddress, MAX_URL_LENGTH, normaliseEndpointUrl, type Resolver } from '../../../src/webhooks/transport/address-rules.js';
+import { addEndpoint, listEndpoints } from '../../../src/webhooks/management/endpoints.js';
 import { useEngineFixture, workspace } from './helpers.js';
 
 // Endpoint addresses are stored in the WHATWG serialisation (one address, one spelling), and the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../../src/clock.js';
-import { endpointStats } from '../../../src/webhooks/endpoint-stats.js';
-import { resumeEndpoint } from '../../../src/webhooks/management.js';
+import { endpointStats } from '../../../src/webhooks/management/endpoint-stats.js';
+import { resumeEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { FAIL, OK, deliverDue, endpoint, runSchedulesToEnd, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture();

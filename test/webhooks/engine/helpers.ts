@@ -5,11 +5,11 @@ import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { addMember, createAccount } from '../../../src/domain/accounts.js';
 import { createLogger } from '../../../src/log.js';
-import type { EngineDeps, EngineSettings } from '../../../src/webhooks/deps.js';
-import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine.js';
-import { addEndpoint, type ManagementDeps } from '../../../src/webhooks/management.js';
+import type { EngineDeps, EngineSettings } from '../../../src/webhooks/engine/deps.js';
+import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine/engine.js';
+import { addEndpoint, type ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
 import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
-import type { AttemptOutcome, SendRequest, WebhookSender } from '../../../src/webhooks/sender.js';
+import type { AttemptOutcome, SendRequest, WebhookSender } from '../../../src/webhooks/transport/sender.js';
 import { sentOffer as buildSentOffer, workspace as buildWorkspace } from '../../support/builders.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../../src/clock.js';
 import { createOffer, sendOffer } from '../../../src/domain/offer-actions.js';
-import { showDelivery } from '../../../src/webhooks/delivery-log.js';
+import { showDelivery } from '../../../src/webhooks/management/delivery-log.js';
 import { verifyBody } from './verify.js';
 import { endpoint, runSchedulesToEnd, sentOffer, useEngineFixture, workspace } from './helpers.js';
 

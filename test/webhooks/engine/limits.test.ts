@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE, SECOND } from '../../../src/clock.js';
 import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
-import { addEndpoint, removeEndpoint, testEndpoint } from '../../../src/webhooks/management.js';
+import { addEndpoint, removeEndpoint, testEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import {
   MAX_ENDPOINTS_PER_WORKSPACE,
   MAX_TEST_EVENTS_PER_WINDOW,
   MAX_WORKSPACES_PER_ACCOUNT,
-} from '../../../src/webhooks/policy.js';
+} from '../../../src/webhooks/engine/policy.js';
 import { addMember } from '../../../src/domain/accounts.js';
 import { withdrawOffer } from '../../../src/domain/offer-actions.js';
 import { endpoint, manyEvents, sentOffer, useEngineFixture, workspace } from './helpers.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import { claimBatch } from '../../../src/webhooks/dispatch.js';
-import { maxInFlightPerEndpoint } from '../../../src/webhooks/policy.js';
-import { holdWorkerLiveness, WORKER_LOCK_CLASS } from '../../../src/webhooks/liveness.js';
+import { claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { maxInFlightPerEndpoint } from '../../../src/webhooks/engine/policy.js';
+import { holdWorkerLiveness, WORKER_LOCK_CLASS } from '../../../src/webhooks/engine/liveness.js';
 import { endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { LogDeps, LogQuery } from '../../../src/webhooks/log-page.js';
-import { listDeliveryLogPage } from '../../../src/webhooks/log-page.js';
+import type { LogDeps, LogQuery } from '../../../src/webhooks/management/log-page.js';
+import { listDeliveryLogPage } from '../../../src/webhooks/management/log-page.js';
 import type { EngineFixture } from './helpers.js';
 
 /** The log read with the worker settings the fixture's engine runs with. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../../src/clock.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { listDeliveryLogPage, showDeliveryLogEntry, type LogQuery } from '../../../src/webhooks/log-page.js';
+import { listDeliveryLogPage, showDeliveryLogEntry, type LogQuery } from '../../../src/webhooks/management/log-page.js';
 import { FAIL, OK, deliverDue, endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 import { logDeps, walkLog } from './log-helpers.js';
 

@@ -9,8 +9,8 @@ import {
   rotateSecret,
   showEndpoint,
   testEndpoint,
-} from '../../../src/webhooks/management.js';
-import { openSecret } from '../../../src/webhooks/secrets.js';
+} from '../../../src/webhooks/management/endpoints.js';
+import { openSecret } from '../../../src/webhooks/transport/secrets.js';
 import { endpoint, memberOf, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture();

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
 import { ConfigError } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
-import { checkMasterKeys } from '../../../src/webhooks/key-check.js';
-import { FAILURES_IN_A_ROW_TO_PAUSE } from '../../../src/webhooks/policy.js';
-import { rekeySecrets } from '../../../src/webhooks/rekey.js';
-import { encryptSecret, masterKeyId, openSecret, sealSecret, sealedKeyId } from '../../../src/webhooks/secrets.js';
+import { checkMasterKeys } from '../../../src/webhooks/transport/key-check.js';
+import { FAILURES_IN_A_ROW_TO_PAUSE } from '../../../src/webhooks/engine/policy.js';
+import { rekeySecrets } from '../../../src/webhooks/management/rekey.js';
+import { encryptSecret, masterKeyId, openSecret, sealSecret, sealedKeyId } from '../../../src/webhooks/transport/secrets.js';
 import { endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture();

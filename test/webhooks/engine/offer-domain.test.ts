@@ -6,7 +6,7 @@ import { DomainError } from '../../../src/domain/errors.js';
 import { setOfferDomain, verifyOfferDomain, type TxtResolver } from '../../../src/domain/offer-domain.js';
 import { checkOfferDomain } from '../../../src/domain/offer-domain-rules.js';
 import { projectRoot } from '../../../src/paths.js';
-import { addEndpoint } from '../../../src/webhooks/management.js';
+import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { MASTER_KEY, memberOf, useEngineFixture, workspace } from './helpers.js';
 
 /**

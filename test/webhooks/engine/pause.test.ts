@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR } from '../../../src/clock.js';
-import { listDeliveries } from '../../../src/webhooks/delivery-log.js';
-import { resumeEndpoint, showEndpoint } from '../../../src/webhooks/management.js';
+import { listDeliveries } from '../../../src/webhooks/management/delivery-log.js';
+import { resumeEndpoint, showEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
 import {
   FAIL,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
-import { listDeliveries, resendDelivery } from '../../../src/webhooks/delivery-log.js';
+import { listDeliveries, resendDelivery } from '../../../src/webhooks/management/delivery-log.js';
 import { FAIL, endpoint, manyEvents, statusCounts, useEngineFixture, workspace } from './helpers.js';
 
 // The start rate lifted, as benchmarks do, so a thousand deliveries can be attempted at once.

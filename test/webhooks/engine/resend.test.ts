@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { resendDelivery, showDelivery } from '../../../src/webhooks/delivery-log.js';
-import { showEndpoint } from '../../../src/webhooks/management.js';
-import { MAX_RESENDS } from '../../../src/webhooks/policy.js';
+import { resendDelivery, showDelivery } from '../../../src/webhooks/management/delivery-log.js';
+import { showEndpoint } from '../../../src/webhooks/management/endpoints.js';
+import { MAX_RESENDS } from '../../../src/webhooks/engine/policy.js';
 import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
 import {
   FAIL,

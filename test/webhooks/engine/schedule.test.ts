@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../../src/clock.js';
-import { attemptDelivery, claimBatch } from '../../../src/webhooks/dispatch.js';
-import { showDelivery } from '../../../src/webhooks/delivery-log.js';
-import { RETRY_PAUSES_MS } from '../../../src/webhooks/policy.js';
+import { attemptDelivery, claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { showDelivery } from '../../../src/webhooks/management/delivery-log.js';
+import { RETRY_PAUSES_MS } from '../../../src/webhooks/engine/policy.js';
 import { FAIL, OK, endpoint, sentOffer, workspace, useEngineFixture } from './helpers.js';
 
 const f = useEngineFixture();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE } from '../../../src/webhooks/round-robin.js';
+import { FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE } from '../../../src/webhooks/engine/round-robin.js';
 import { endpoint, manyEvents, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture({ concurrency: 8 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import { projectRoot } from '../../../src/paths.js';
-import type { ManagementDeps } from '../../../src/webhooks/management.js';
+import type { ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../../support/https-receiver.js';
 import { until } from '../../support/until.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WORKER_LOCK_CLASS } from '../../../src/webhooks/liveness.js';
+import { WORKER_LOCK_CLASS } from '../../../src/webhooks/engine/liveness.js';
 import { systemClock } from '../../../src/clock.js';
-import { addEndpoint } from '../../../src/webhooks/management.js';
+import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { sentOffer, workspace } from './helpers.js';
 import { useWorkerProcesses } from './worker-harness.js';
 

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
-import { addEndpoint } from '../../../src/webhooks/management.js';
+import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { sentOffer, workspace } from './helpers.js';
 import { useWorkerProcesses } from './worker-harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type WebhookConfig } from '../../../src/config.js';
-import { checkEndpointAddress, type Resolver } from '../../../src/webhooks/address-rules.js';
+import { checkEndpointAddress, type Resolver } from '../../../src/webhooks/transport/address-rules.js';
 
 /**
  * Issue 3 "Sending", address rules, as one table: a URL, what its name resolves to, and the

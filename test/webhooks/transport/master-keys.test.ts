@@ -13,7 +13,7 @@ import {
   sealedKeyId,
   sealSecret,
   SecretUnavailableError,
-} from '../../../src/webhooks/secrets.js';
+} from '../../../src/webhooks/transport/secrets.js';
 
 /** Format 2 of a sealed secret: key id, endpoint binding, rotation with previous keys. */
 

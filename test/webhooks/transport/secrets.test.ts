@@ -10,7 +10,7 @@ import {
   encryptSecret,
   generateEndpointSecret,
   loadMasterKey,
-} from '../../../src/webhooks/secrets.js';
+} from '../../../src/webhooks/transport/secrets.js';
 
 function configWith(env: Record<string, string>): Config {
   return loadConfig({ OFFERDESK_DATA_DIR: mkdtempSync(join(tmpdir(), 'offerdesk-key-')), ...env });

@@ -3,16 +3,16 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import type { Logger } from '../../../src/log.js';
-import { checkEndpointAddress, type Resolver } from '../../../src/webhooks/address-rules.js';
-import { generateEndpointSecret } from '../../../src/webhooks/secrets.js';
+import { checkEndpointAddress, type Resolver } from '../../../src/webhooks/transport/address-rules.js';
+import { generateEndpointSecret } from '../../../src/webhooks/transport/secrets.js';
 import {
   createWebhookSender,
   RESPONSE_PREFIX_BYTES,
   type SendRequest,
   USER_AGENT,
   type WebhookSender,
-} from '../../../src/webhooks/sender.js';
-import { poolKey } from '../../../src/webhooks/transport-pool.js';
+} from '../../../src/webhooks/transport/sender.js';
+import { poolKey } from '../../../src/webhooks/transport/pool.js';
 import { devResolveFor, type HttpsReceiver, startHttpsReceiver } from '../../support/https-receiver.js';
 
 /** Short enough that a silent receiver costs a fraction of a second, long enough for a local TLS handshake. */

@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import type { WebhookConfig } from '../config.js';
-import type { Logger } from '../log.js';
+import type { WebhookConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
 import { type Resolver, checkEndpointAddress } from './address-rules.js';
 import { unsignedHeaders, webhookTimestamp } from './headers.js';
-import { withDevListen } from './dev-listen-rules.js';
-import type { DevListenTarget } from './sql/devListen.js';
+import { withDevListen } from '../management/dev-listen-rules.js';
+import type { DevListenTarget } from '../sql/devListen.js';
 import { signPayload } from './signing.js';
-import { CONNECT_TIMEOUT_PER_ADDRESS_MS, PinnedPools, type PinnedTlsOptions } from './transport-pool.js';
+import { CONNECT_TIMEOUT_PER_ADDRESS_MS, PinnedPools, type PinnedTlsOptions } from './pool.js';
 
 /**
  * One webhook attempt over HTTPS (SPEC.md "Outgoing webhook request", "Delivery, retries, pause"):

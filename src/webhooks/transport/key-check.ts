@@ -1,8 +1,8 @@
-import type { Sql } from '../db/connect.js';
-import { ConfigError } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Sql } from '../../db/connect.js';
+import { ConfigError } from '../../config.js';
+import type { Logger } from '../../log.js';
 import { masterKeyId, openSecret, sealedKeyId, type MasterKeys } from './secrets.js';
-import { readSealedSamples } from './sql/readSealedSamples.js';
+import { readSealedSamples } from '../sql/readSealedSamples.js';
 
 export interface KeyCheck {
   /** Endpoints whose secret is sealed under the current key. */

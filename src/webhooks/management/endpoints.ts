@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Sql } from '../db/connect.js';
-import { MANAGER_ROLES, requireRole, requireWorkspace } from '../domain/accounts.js';
-import { writeAudit, type AuditSource } from '../domain/audit.js';
-import { DomainError, domainError, invalidInput, notFound } from '../domain/errors.js';
-import { isUuid } from '../domain/validate.js';
-import { requireEndpointAddress } from './endpoint-address.js';
-import { pingBody } from './body.js';
-import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from '../domain/outbox.js';
+import type { Sql } from '../../db/connect.js';
+import { MANAGER_ROLES, requireRole, requireWorkspace } from '../../domain/accounts.js';
+import { writeAudit, type AuditSource } from '../../domain/audit.js';
+import { DomainError, domainError, invalidInput, notFound } from '../../domain/errors.js';
+import { isUuid } from '../../domain/validate.js';
+import { requireEndpointAddress } from '../transport/endpoint-address.js';
+import { pingBody } from '../engine/body.js';
+import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from '../../domain/outbox.js';
 import {
   MAX_ATTEMPTS,
   MAX_ENDPOINTS_PER_WORKSPACE,
@@ -14,29 +14,29 @@ import {
   MAX_TEST_EVENTS_PER_WINDOW,
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
-} from './policy.js';
-import { generateEndpointSecret, sealSecret, SECRET_KEY_BYTES } from './secrets.js';
-import type { ManagementDeps } from './management-deps.js';
+} from '../engine/policy.js';
+import { generateEndpointSecret, sealSecret, SECRET_KEY_BYTES } from '../transport/secrets.js';
+import type { ManagementDeps } from './deps.js';
 import { toEndpointView, type EndpointView } from './endpoint-view.js';
-import { secretKey } from './signing.js';
+import { secretKey } from '../transport/signing.js';
 import { requireDevListen, withDevListen } from './dev-listen-rules.js';
-import { countEndpointLimits } from './sql/countEndpointLimits.js';
-import { insertDevListen, type DevListenTarget } from './sql/devListen.js';
-import { countRecentTests } from './sql/countRecentTests.js';
-import { dropWaitingEvents } from './sql/dropWaitingEvents.js';
-import { insertDeliveries } from './sql/insertDeliveries.js';
-import { insertEndpoint } from './sql/insertEndpoint.js';
-import { insertMessages } from './sql/insertMessages.js';
-import { joinFairnessQueue } from './sql/joinFairnessQueue.js';
-import { listEndpoints as listEndpointRows } from './sql/listEndpoints.js';
-import { lockEndpointCounts } from './sql/lockEndpointCounts.js';
-import { readEndpoint, type EndpointRow } from './sql/readEndpoint.js';
-import { removeEndpoint as removeEndpointRow } from './sql/removeEndpoint.js';
-import { resumeEndpoint as resumeEndpointRow } from './sql/resumeEndpoint.js';
-import { updateEndpointSecret } from './sql/updateEndpointSecret.js';
+import { countEndpointLimits } from '../sql/countEndpointLimits.js';
+import { insertDevListen, type DevListenTarget } from '../sql/devListen.js';
+import { countRecentTests } from '../sql/countRecentTests.js';
+import { dropWaitingEvents } from '../sql/dropWaitingEvents.js';
+import { insertDeliveries } from '../sql/insertDeliveries.js';
+import { insertEndpoint } from '../sql/insertEndpoint.js';
+import { insertMessages } from '../sql/insertMessages.js';
+import { joinFairnessQueue } from '../sql/joinFairnessQueue.js';
+import { listEndpoints as listEndpointRows } from '../sql/listEndpoints.js';
+import { lockEndpointCounts } from '../sql/lockEndpointCounts.js';
+import { readEndpoint, type EndpointRow } from '../sql/readEndpoint.js';
+import { removeEndpoint as removeEndpointRow } from '../sql/removeEndpoint.js';
+import { resumeEndpoint as resumeEndpointRow } from '../sql/resumeEndpoint.js';
+import { updateEndpointSecret } from '../sql/updateEndpointSecret.js';
 
-export { AddressRefused, requireEndpointAddress } from './endpoint-address.js';
-export { managementDeps, type ManagementDeps } from './management-deps.js';
+export { AddressRefused, requireEndpointAddress } from '../transport/endpoint-address.js';
+export { managementDeps, type ManagementDeps } from './deps.js';
 export { toEndpointView, type EndpointView } from './endpoint-view.js';
 
 /**

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import type { WebhookConfig } from '../config.js';
+import type { WebhookConfig } from '../../config.js';
 import { type Resolver, systemResolver } from './resolver.js';
-import { refusedAddressKind } from './transport-ranges.js';
+import { refusedAddressKind } from './ranges.js';
 
 export type { Resolver } from './resolver.js';
 

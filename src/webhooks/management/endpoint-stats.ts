@@ -1,6 +1,6 @@
-import { HOUR } from '../clock.js';
-import type { Queryable } from '../db/connect.js';
-import { readEndpointStats } from './sql/readEndpointStats.js';
+import { HOUR } from '../../clock.js';
+import type { Queryable } from '../../db/connect.js';
+import { readEndpointStats } from '../sql/readEndpointStats.js';
 
 /**
  * What the console shows beside each endpoint: why it is paused, and its attempts and success

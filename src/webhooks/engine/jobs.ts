@@ -1,10 +1,10 @@
-import { expireDueOffers } from '../domain/expiry.js';
-import { deleteExpiredSessions } from '../domain/sessions.js';
-import { coerceError } from '../log.js';
+import { expireDueOffers } from '../../domain/expiry.js';
+import { deleteExpiredSessions } from '../../domain/sessions.js';
+import { coerceError } from '../../log.js';
 import type { EngineDeps } from './deps.js';
 import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
-import { claimJobRun } from './sql/claimJobRun.js';
-import { deleteExpiredLog } from './sql/deleteExpiredLog.js';
+import { claimJobRun } from '../sql/claimJobRun.js';
+import { deleteExpiredLog } from '../sql/deleteExpiredLog.js';
 
 type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger'>;
 

@@ -1,7 +1,7 @@
-import type { WebhookConfig } from '../config.js';
-import type { DevListenTarget } from './sql/devListen.js';
-import { invalidInput } from '../domain/errors.js';
-import { normaliseHostname } from './address-rules.js';
+import type { WebhookConfig } from '../../config.js';
+import type { DevListenTarget } from '../sql/devListen.js';
+import { invalidInput } from '../../domain/errors.js';
+import { normaliseHostname } from '../transport/address-rules.js';
 
 /**
  * `offerdesk listen` (docs/receiving-webhooks-on-your-laptop.md) registers an endpoint under one

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
-import type { Clock } from '../clock.js';
-import { connect, type Sql } from '../db/connect.js';
-import { coerceError, type Logger } from '../log.js';
-import { handBackClaims } from './sql/handBackClaims.js';
+import type { Clock } from '../../clock.js';
+import { connect, type Sql } from '../../db/connect.js';
+import { coerceError, type Logger } from '../../log.js';
+import { handBackClaims } from '../sql/handBackClaims.js';
 
 /**
  * First key of the two-key advisory locks that mark live workers; the second key is the

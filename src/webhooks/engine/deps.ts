@@ -1,7 +1,7 @@
-import type { Clock } from '../clock.js';
-import type { Sql } from '../db/connect.js';
-import type { Logger } from '../log.js';
-import type { WebhookSender } from './sender.js';
+import type { Clock } from '../../clock.js';
+import type { Sql } from '../../db/connect.js';
+import type { Logger } from '../../log.js';
+import type { WebhookSender } from '../transport/sender.js';
 
 /** Everything the engine's steps use; tests pass a ManualClock and a fake sender. */
 export interface EngineDeps {

@@ -1,21 +1,21 @@
-import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
-import { writeAudit, type AuditSource } from '../domain/audit.js';
-import { domainError, invalidInput, invalidTransition, notFound } from '../domain/errors.js';
-import { isUuid } from '../domain/validate.js';
-import type { ManagementDeps } from './management-deps.js';
-import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from './policy.js';
-import { endpointExists } from './sql/endpointExists.js';
-import { countOpenDeliveries } from './sql/countOpenDeliveries.js';
-import { listAttempts } from './sql/listAttempts.js';
+import { MANAGER_ROLES, requireRole } from '../../domain/accounts.js';
+import { writeAudit, type AuditSource } from '../../domain/audit.js';
+import { domainError, invalidInput, invalidTransition, notFound } from '../../domain/errors.js';
+import { isUuid } from '../../domain/validate.js';
+import type { ManagementDeps } from './deps.js';
+import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from '../engine/policy.js';
+import { endpointExists } from '../sql/endpointExists.js';
+import { countOpenDeliveries } from '../sql/countOpenDeliveries.js';
+import { listAttempts } from '../sql/listAttempts.js';
 import {
   DELIVERY_STATUSES,
   listDeliveries as listDeliveryRows,
   type DeliveryRow,
   type DeliveryStatus,
-} from './sql/listDeliveries.js';
-import { readDelivery } from './sql/readDelivery.js';
-import { readEndpoint } from './sql/readEndpoint.js';
-import { resendDelivery as resendDeliveryRow } from './sql/resendDelivery.js';
+} from '../sql/listDeliveries.js';
+import { readDelivery } from '../sql/readDelivery.js';
+import { readEndpoint } from '../sql/readEndpoint.js';
+import { resendDelivery as resendDeliveryRow } from '../sql/resendDelivery.js';
 
 /** The delivery log of SPEC.md "Webhook endpoint management": list, show, resend. */
 

@@ -1,13 +1,13 @@
-import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
-import { writeAudit, type AuditSource } from '../domain/audit.js';
-import { domainError, invalidTransition, notFound } from '../domain/errors.js';
-import { isUuid } from '../domain/validate.js';
+import { MANAGER_ROLES, requireRole } from '../../domain/accounts.js';
+import { writeAudit, type AuditSource } from '../../domain/audit.js';
+import { domainError, invalidTransition, notFound } from '../../domain/errors.js';
+import { isUuid } from '../../domain/validate.js';
 import { checkLogTime, type LogDeps } from './log-page.js';
-import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from './policy.js';
-import { countFailedSince } from './sql/countFailedSince.js';
-import { countOpenDeliveries } from './sql/countOpenDeliveries.js';
-import { readEndpoint } from './sql/readEndpoint.js';
-import { resendFailedSince } from './sql/resendFailedSince.js';
+import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from '../engine/policy.js';
+import { countFailedSince } from '../sql/countFailedSince.js';
+import { countOpenDeliveries } from '../sql/countOpenDeliveries.js';
+import { readEndpoint } from '../sql/readEndpoint.js';
+import { resendFailedSince } from '../sql/resendFailedSince.js';
 
 /**
  * "Resend failed since ..." for an endpoint that was down (SPEC.md "Delivery, retries, pause": a

@@ -1,5 +1,5 @@
-import type { Sql } from '../db/connect.js';
-import { completeAttempts, type CompletedAttempt } from './sql/completeAttempts.js';
+import type { Sql } from '../../db/connect.js';
+import { completeAttempts, type CompletedAttempt } from '../sql/completeAttempts.js';
 
 /** Most attempts one completion statement records. */
 const MAX_BATCH = 500;

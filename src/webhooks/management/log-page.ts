@@ -1,16 +1,16 @@
-import type { Clock } from '../clock.js';
-import type { WebhookConfig } from '../config.js';
-import type { Sql } from '../db/connect.js';
-import { invalidInput, notFound } from '../domain/errors.js';
-import { isUuid } from '../domain/validate.js';
-import { unsignedHeaders, webhookTimestamp } from './headers.js';
-import { MAX_RESENDS, START_RATE_WINDOW_MS, maxInFlightPerEndpoint } from './policy.js';
-import { listAttempts } from './sql/listAttempts.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from './sql/listDeliveries.js';
-import { listDeliveryLog, type LogFilter, type LogRow } from './sql/listDeliveryLog.js';
-import { readDelivery } from './sql/readDelivery.js';
-import { readWaitingFacts } from './sql/readWaitingFacts.js';
-import { waitingReason, type WaitingReason } from './waiting.js';
+import type { Clock } from '../../clock.js';
+import type { WebhookConfig } from '../../config.js';
+import type { Sql } from '../../db/connect.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
+import { isUuid } from '../../domain/validate.js';
+import { unsignedHeaders, webhookTimestamp } from '../transport/headers.js';
+import { MAX_RESENDS, START_RATE_WINDOW_MS, maxInFlightPerEndpoint } from '../engine/policy.js';
+import { listAttempts } from '../sql/listAttempts.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../sql/listDeliveries.js';
+import { listDeliveryLog, type LogFilter, type LogRow } from '../sql/listDeliveryLog.js';
+import { readDelivery } from '../sql/readDelivery.js';
+import { readWaitingFacts } from '../sql/readWaitingFacts.js';
+import { waitingReason, type WaitingReason } from '../engine/waiting.js';
 
 /**
  * The delivery log as the console shows it (SPEC.md "Webhook endpoint management": "resend a

@@ -1,6 +1,6 @@
-import { MANAGER_ROLES, requireRole } from '../domain/accounts.js';
-import { writeAudit, type AuditSource } from '../domain/audit.js';
-import { invalidInput, notFound } from '../domain/errors.js';
+import { MANAGER_ROLES, requireRole } from '../../domain/accounts.js';
+import { writeAudit, type AuditSource } from '../../domain/audit.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
 import {
   parseEventTypes,
   requireEndpoint,
@@ -8,11 +8,11 @@ import {
   showEndpoint,
   type EndpointView,
   type ManagementDeps,
-} from './management.js';
-import { readDevListenTargets } from './sql/devListen.js';
-import { pauseEndpoint as pauseEndpointRow } from './sql/pauseEndpoint.js';
-import { readEndpoint } from './sql/readEndpoint.js';
-import { updateEndpoint as updateEndpointRow } from './sql/updateEndpoint.js';
+} from './endpoints.js';
+import { readDevListenTargets } from '../sql/devListen.js';
+import { pauseEndpoint as pauseEndpointRow } from '../sql/pauseEndpoint.js';
+import { readEndpoint } from '../sql/readEndpoint.js';
+import { updateEndpoint as updateEndpointRow } from '../sql/updateEndpoint.js';
 
 /**
  * Changing an endpoint in place: a new address or new event types, and pausing by hand.

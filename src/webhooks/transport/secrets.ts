@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, type Config } from '../config.js';
-import type { Logger } from '../log.js';
+import { ConfigError, type Config } from '../../config.js';
+import type { Logger } from '../../log.js';
 import { SECRET_PREFIX } from './signing.js';
 
 /** Issue 3 "Secrets": `whsec_` + base64 of 32 random bytes. */

@@ -5,7 +5,7 @@
  *
  * 1. The queue. webhook_workspace_state holds one row per workspace that has (had) an endpoint;
  *    lower `queue_position` is served first. A workspace gaining its first endpoint (again, after
- *    removing all) is put behind every other (sql/joinFairnessQueue.ts, from management.ts).
+ *    removing all) is put behind every other (sql/joinFairnessQueue.ts, from management/endpoints.ts).
  * 2. Events into deliveries (fan-out, fanout.ts). Each batch of FANOUT_BATCH_SIZE outbox rows is
  *    taken workspace by workspace, the workspace whose oldest due row has waited longest first,
  *    at most FANOUT_ROWS_PER_WORKSPACE rows each (sql/takeDueOutbox.ts), so one workspace's burst

@@ -1,5 +1,5 @@
-import type { DeliveryStatus } from './sql/listDeliveries.js';
-import type { WaitingFacts } from './sql/readWaitingFacts.js';
+import type { DeliveryStatus } from '../sql/listDeliveries.js';
+import type { WaitingFacts } from '../sql/readWaitingFacts.js';
 
 /**
  * Why an open delivery has not been attempted yet, stated from the engine's own rules

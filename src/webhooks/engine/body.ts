@@ -1,5 +1,5 @@
-import type { OfferWebhookEvent, PingWebhookEvent } from '../contract.js';
-import type { Offer, OfferEvent } from '../read-model/types.js';
+import type { OfferWebhookEvent, PingWebhookEvent } from '../../contract.js';
+import type { Offer, OfferEvent } from '../../read-model/types.js';
 import { MAX_BODY_BYTES } from './policy.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ClaimedDelivery } from './sql/claimDeliveries.js';
+import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { createCompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { attemptDelivery, claimBatch, type ClaimedBatch } from './dispatch.js';

@@ -1,7 +1,7 @@
-import { DOMAIN_ERRORS, DomainError } from '../domain/errors.js';
+import { DOMAIN_ERRORS, DomainError } from '../../domain/errors.js';
 import { checkEndpointAddress, MAX_URL_LENGTH, normaliseEndpointUrl } from './address-rules.js';
-import type { ManagementDeps } from './management-deps.js';
-import { readOfferDomains } from './sql/readOfferDomains.js';
+import type { ManagementDeps } from '../management/deps.js';
+import { readOfferDomains } from '../sql/readOfferDomains.js';
 
 /** An endpoint address refused by a rule; `reason` is the rule's own words (the console shows it at the field). */
 export class AddressRefused extends DomainError {

@@ -1,8 +1,8 @@
-import type { Clock } from '../clock.js';
-import type { Config, WebhookConfig } from '../config.js';
-import type { Sql } from '../db/connect.js';
-import type { Resolver } from './address-rules.js';
-import { loadMasterKeys } from './secrets.js';
+import type { Clock } from '../../clock.js';
+import type { Config, WebhookConfig } from '../../config.js';
+import type { Sql } from '../../db/connect.js';
+import type { Resolver } from '../transport/address-rules.js';
+import { loadMasterKeys } from '../transport/secrets.js';
 
 /**
  * What endpoint management and the delivery log need (SPEC.md "Webhook endpoint management"): its

@@ -1,14 +1,14 @@
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { Sql } from '../db/connect.js';
-import { coerceError, type Logger } from '../log.js';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { Sql } from '../../db/connect.js';
+import { coerceError, type Logger } from '../../log.js';
 import type { EngineDeps } from './deps.js';
 import { createWebhookEngine } from './engine.js';
 import { claimWhenFreeSlots, JOBS_CHECK_INTERVAL_MS, POLL_INTERVAL_MS } from './policy.js';
-import { checkMasterKeys } from './key-check.js';
+import { checkMasterKeys } from '../transport/key-check.js';
 import { holdWorkerLiveness } from './liveness.js';
-import { loadMasterKeys, type MasterKeys } from './secrets.js';
-import { createWebhookSender, type WebhookSender } from './sender.js';
+import { loadMasterKeys, type MasterKeys } from '../transport/secrets.js';
+import { createWebhookSender, type WebhookSender } from '../transport/sender.js';
 
 /** Channel notified by a trigger whenever a product action commits outbox rows. */
 export const OUTBOX_CHANNEL = 'offerdesk_webhook_outbox';

@@ -1,5 +1,5 @@
-import { ENGINE_SOURCE, writeAudit } from '../domain/audit.js';
-import { coerceError } from '../log.js';
+import { ENGINE_SOURCE, writeAudit } from '../../domain/audit.js';
+import { coerceError } from '../../log.js';
 import { completeOne, type CompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { decideAfterAttempt, type DeliveryOutcome } from './outcome.js';
@@ -11,17 +11,17 @@ import {
 } from './policy.js';
 import { CLAIM_WORKSPACES } from './round-robin.js';
 import { WORKER_LOCK_CLASS } from './liveness.js';
-import { openSecret, SecretUnavailableError } from './secrets.js';
-import type { AttemptOutcome } from './sender.js';
-import { addFinalFailure } from './sql/addFinalFailure.js';
-import { claimDeliveries, type ClaimedDelivery } from './sql/claimDeliveries.js';
-import { readDevListenTargets } from './sql/devListen.js';
-import { lockEndpointForOutcome } from './sql/lockEndpointForOutcome.js';
-import { markFailedFinally } from './sql/markFailedFinally.js';
-import { pauseEndpoint } from './sql/pauseEndpoint.js';
-import { readOfferDomains } from './sql/readOfferDomains.js';
-import { recordAttempt } from './sql/recordAttempt.js';
-import { releaseClaim } from './sql/releaseClaim.js';
+import { openSecret, SecretUnavailableError } from '../transport/secrets.js';
+import type { AttemptOutcome } from '../transport/sender.js';
+import { addFinalFailure } from '../sql/addFinalFailure.js';
+import { claimDeliveries, type ClaimedDelivery } from '../sql/claimDeliveries.js';
+import { readDevListenTargets } from '../sql/devListen.js';
+import { lockEndpointForOutcome } from '../sql/lockEndpointForOutcome.js';
+import { markFailedFinally } from '../sql/markFailedFinally.js';
+import { pauseEndpoint } from '../sql/pauseEndpoint.js';
+import { readOfferDomains } from '../sql/readOfferDomains.js';
+import { recordAttempt } from '../sql/recordAttempt.js';
+import { releaseClaim } from '../sql/releaseClaim.js';
 
 export interface ClaimedBatch {
   deliveries: ClaimedDelivery[];

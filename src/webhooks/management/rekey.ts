@@ -1,6 +1,6 @@
-import type { Sql } from '../db/connect.js';
-import { masterKeyId, openSecret, sealSecret, SecretUnavailableError, type MasterKeys } from './secrets.js';
-import { countSecretsToRekey, lockSecretsToRekey, storeResealed } from './sql/rekeyBatch.js';
+import type { Sql } from '../../db/connect.js';
+import { masterKeyId, openSecret, sealSecret, SecretUnavailableError, type MasterKeys } from '../transport/secrets.js';
+import { countSecretsToRekey, lockSecretsToRekey, storeResealed } from '../sql/rekeyBatch.js';
 
 export const REKEY_BATCH_SIZE = 200;
 const FIRST_UUID = '00000000-0000-0000-0000-000000000000';

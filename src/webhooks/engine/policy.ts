@@ -1,4 +1,4 @@
-import { DAY, HOUR, MINUTE, SECOND } from '../clock.js';
+import { DAY, HOUR, MINUTE, SECOND } from '../../clock.js';
 
 /**
  * The webhook engine's policy numbers, each named with its unit and tied to the SPEC.md

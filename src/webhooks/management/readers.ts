@@ -1,8 +1,8 @@
-import { MEMBERSHIP_ROLES, requireRole, type ActorId } from '../domain/accounts.js';
-import { notFound } from '../domain/errors.js';
-import { isUuid } from '../domain/validate.js';
-import { requireEndpoint } from './management.js';
-import { readDelivery } from './sql/readDelivery.js';
+import { MEMBERSHIP_ROLES, requireRole, type ActorId } from '../../domain/accounts.js';
+import { notFound } from '../../domain/errors.js';
+import { isUuid } from '../../domain/validate.js';
+import { requireEndpoint } from './endpoints.js';
+import { readDelivery } from '../sql/readDelivery.js';
 
 /**
  * Reading a workspace's endpoints and delivery log (console-api.yaml "Who may do what": members

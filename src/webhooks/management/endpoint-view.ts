@@ -1,4 +1,4 @@
-import type { EndpointRow } from './sql/readEndpoint.js';
+import type { EndpointRow } from '../sql/readEndpoint.js';
 
 /** An endpoint as management shows it (SPEC.md "Webhook endpoint management"): never its secret. */
 export interface EndpointView {

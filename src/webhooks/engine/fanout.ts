@@ -1,17 +1,17 @@
-import { readOffersWithEvents } from '../read-model/offers-by-id.js';
-import type { Tx } from '../db/connect.js';
+import { readOffersWithEvents } from '../../read-model/offers-by-id.js';
+import type { Tx } from '../../db/connect.js';
 import { eventBody, fitsBodyLimit } from './body.js';
 import type { EngineDeps } from './deps.js';
 import { MAX_ATTEMPTS, MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_WAITING_EVENTS_PER_WORKSPACE } from './policy.js';
 import { FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE } from './round-robin.js';
-import { countWaitingEvents } from './sql/countWaitingEvents.js';
-import { deleteOutboxRows } from './sql/deleteOutboxRows.js';
-import { dropExcessWaiting } from './sql/dropExcessWaiting.js';
-import { findSubscribedEndpoints } from './sql/findSubscribedEndpoints.js';
-import { insertDeliveries, type NewDelivery } from './sql/insertDeliveries.js';
-import { insertMessages, type NewMessage } from './sql/insertMessages.js';
-import { takeDueOutbox, type OutboxRow } from './sql/takeDueOutbox.js';
-import { tryLockFanOut } from './sql/tryLockFanOut.js';
+import { countWaitingEvents } from '../sql/countWaitingEvents.js';
+import { deleteOutboxRows } from '../sql/deleteOutboxRows.js';
+import { dropExcessWaiting } from '../sql/dropExcessWaiting.js';
+import { findSubscribedEndpoints } from '../sql/findSubscribedEndpoints.js';
+import { insertDeliveries, type NewDelivery } from '../sql/insertDeliveries.js';
+import { insertMessages, type NewMessage } from '../sql/insertMessages.js';
+import { takeDueOutbox, type OutboxRow } from '../sql/takeDueOutbox.js';
+import { tryLockFanOut } from '../sql/tryLockFanOut.js';
 
 export interface FanOutResult {
   /** Outbox rows taken out of the outbox this round. */
