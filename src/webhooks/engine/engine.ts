@@ -2,7 +2,7 @@ import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { createCompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { attemptDelivery, claimBatch, type ClaimedBatch } from './dispatch.js';
-import { fanOutOnce, type FanOutResult } from './fanout.js';
+import { emptyFanOut, fanOutOnce, type FanOutResult } from './fanout.js';
 import { runDueJobs, PERIODIC_JOBS, type PeriodicJob } from './jobs.js';
 import type { DeliveryOutcome } from './outcome.js';
 
@@ -57,7 +57,7 @@ export function createWebhookEngine(deps: EngineDeps): WebhookEngine {
       return Promise.all(batch.deliveries.map((d) => attemptDelivery(deps, d, batch.customOfferDomains, completions)));
     },
     async step(slots, fanOut = true) {
-      const round = fanOut ? await fanOutOnce(deps) : NO_FAN_OUT;
+      const round = fanOut ? await fanOutOnce(deps) : emptyFanOut();
       const claimed = slots > 0 ? await claimBatch(deps, slots) : { deliveries: [], customOfferDomains: [] };
       return { fanOut: round, moreToFanOut: isFullRound(round), claimed };
     },
@@ -70,16 +70,6 @@ export function createWebhookEngine(deps: EngineDeps): WebhookEngine {
   };
 }
 
-const NO_FAN_OUT: FanOutResult = {
-  taken: 0,
-  messages: 0,
-  deliveries: 0,
-  queueFull: 0,
-  droppedWaiting: 0,
-  unsubscribed: 0,
-  busy: false,
-  more: false,
-};
 
 function isFullRound(round: FanOutResult): boolean {
   return !round.busy && round.more;

@@ -51,16 +51,7 @@ export interface FanOutResult {
  */
 export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
   const now = deps.clock.now();
-  const result: FanOutResult = {
-    taken: 0,
-    messages: 0,
-    deliveries: 0,
-    queueFull: 0,
-    droppedWaiting: 0,
-    unsubscribed: 0,
-    busy: false,
-    more: false,
-  };
+  const result = emptyFanOut();
   const dropped: { workspace_id: string }[] = [];
   await deps.sql.begin(async (tx) => {
     if (!(await tryLockFanOut(tx))) {
@@ -165,4 +156,9 @@ async function prepareMessages(tx: Tx, deps: EngineDeps, rows: OutboxRow[], now:
     messages.push({ id: row.id, workspaceId: row.workspace_id, type: row.type, body: body.text, offerId: row.offer_id });
   }
   return messages;
+}
+
+/** A fan-out that took nothing: the start of every round's count, and the round a worker skips. */
+export function emptyFanOut(): FanOutResult {
+  return { taken: 0, messages: 0, deliveries: 0, queueFull: 0, droppedWaiting: 0, unsubscribed: 0, busy: false, more: false };
 }
