@@ -131,81 +131,59 @@ export function register(program: Command, ctx: CliContext): void {
       ),
     );
 
-  withActor(
-    endpoint
-      .command('test <id>')
-      .description('send a ping event to the endpoint (10 per 10 minutes)'),
-    MANAGERS,
-  )
-    .option('--json', 'print the result as JSON')
-    .action((id: string, options: ActorOptions) =>
-      ctx.run(
-        options,
-        async (env) => testEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
-        (r) => `ping ${r.webhook_id} queued as delivery ${r.delivery_id} (${r.status})`,
-      ),
-    );
+  /** `endpoint <verb> <id>` by an owner or admin: one management call on one endpoint. */
+  const onOneEndpoint = <R extends object>(
+    verb: string,
+    description: string,
+    deps: (env: CommandEnv) => ManagementDeps | Promise<ManagementDeps>,
+    act: (deps: ManagementDeps, input: { endpointId: string; actorId: string | null }) => Promise<R>,
+    describe: (result: R) => string,
+  ) =>
+    withActor(endpoint.command(`${verb} <id>`).description(description), MANAGERS)
+      .option('--json', 'print the result as JSON')
+      .action((id: string, options: ActorOptions) =>
+        ctx.run(
+          options,
+          async (env) => act(await deps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
+          describe,
+        ),
+      );
 
-  withActor(
-    endpoint
-      .command('rotate-secret <id>')
-      .description('replace the signing secret at once; prints the new one, shown this once only'),
-    MANAGERS,
-  )
-    .option('--json', 'print the result as JSON')
-    .action((id: string, options: ActorOptions) =>
-      ctx.run(
-        options,
-        async (env) =>
-          rotateSecret(await sealingDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
-        (r) => `new signing secret (shown once; the old one no longer signs): ${r.secret}`,
-      ),
-    );
-
-  withActor(
-    endpoint
-      .command('pause <id>')
-      .description('pause an endpoint: open deliveries are cancelled, events until "resume" are not delivered'),
-    MANAGERS,
-  )
-    .option('--json', 'print the result as JSON')
-    .action((id: string, options: ActorOptions) =>
-      ctx.run(
-        options,
-        async (env) => pauseEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
-        (r) => `${describeEndpoint(r)}\n  ${r.cancelled_deliveries} open deliveries cancelled`,
-      ),
-    );
-
-  withActor(
-    endpoint
-      .command('resume <id>')
-      .description('resume a paused endpoint (events of the paused time are not delivered)'),
-    MANAGERS,
-  )
-    .option('--json', 'print the result as JSON')
-    .action((id: string, options: ActorOptions) =>
-      ctx.run(
-        options,
-        async (env) => resumeEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
-        describeEndpoint,
-      ),
-    );
-
-  withActor(
-    endpoint
-      .command('remove <id>')
-      .description('remove an endpoint; its open deliveries are cancelled'),
-    MANAGERS,
-  )
-    .option('--json', 'print the result as JSON')
-    .action((id: string, options: ActorOptions) =>
-      ctx.run(
-        options,
-        async (env) => removeEndpoint(managementDeps(env), { endpointId: id, actorId: await resolveActor(env.sql, options) }),
-        (r) =>
-          `endpoint ${r.id} removed; ${r.cancelled_deliveries} open deliveries cancelled` +
-          (r.dropped_events > 0 ? `; ${r.dropped_events} waiting events dropped (it was the last endpoint)` : ''),
-      ),
-    );
+  onOneEndpoint(
+    'test',
+    'send a ping event to the endpoint (10 per 10 minutes)',
+    managementDeps,
+    testEndpoint,
+    (r) => `ping ${r.webhook_id} queued as delivery ${r.delivery_id} (${r.status})`,
+  );
+  onOneEndpoint(
+    'rotate-secret',
+    'replace the signing secret at once; prints the new one, shown this once only',
+    sealingDeps,
+    rotateSecret,
+    (r) => `new signing secret (shown once; the old one no longer signs): ${r.secret}`,
+  );
+  onOneEndpoint(
+    'pause',
+    'pause an endpoint: open deliveries are cancelled, events until "resume" are not delivered',
+    managementDeps,
+    pauseEndpoint,
+    (r) => `${describeEndpoint(r)}\n  ${r.cancelled_deliveries} open deliveries cancelled`,
+  );
+  onOneEndpoint(
+    'resume',
+    'resume a paused endpoint (events of the paused time are not delivered)',
+    managementDeps,
+    resumeEndpoint,
+    describeEndpoint,
+  );
+  onOneEndpoint(
+    'remove',
+    'remove an endpoint; its open deliveries are cancelled',
+    managementDeps,
+    removeEndpoint,
+    (r) =>
+      `endpoint ${r.id} removed; ${r.cancelled_deliveries} open deliveries cancelled` +
+      (r.dropped_events > 0 ? `; ${r.dropped_events} waiting events dropped (it was the last endpoint)` : ''),
+  );
 }
