@@ -29,6 +29,8 @@ export interface DatabaseSetup {
   version: string;
   sharedBuffers: string;
   synchronousCommit: string;
+  /** `on`, or `off`: then the bench stands in for its ANALYZE (autoanalyze.ts). */
+  autovacuum: string;
 }
 
 /** Pool of the orchestrating process: seeding runs one statement at a time, probes need a few. */
@@ -61,17 +63,18 @@ export async function openBenchDatabase(config: Config, name: string, options: {
   const url = parsed.toString();
   const sql = connect(url, { max: ORCHESTRATOR_POOL, applicationName: 'offerdesk-bench' });
   await migrate(sql, options.log);
-  const [settings] = await sql<{ version: string; shared_buffers: string; synchronous_commit: string }[]>`
+  const [settings] = await sql<{ version: string; shared_buffers: string; synchronous_commit: string; autovacuum: string }[]>`
     select current_setting('server_version') as version, current_setting('shared_buffers') as shared_buffers,
-           current_setting('synchronous_commit') as synchronous_commit`;
+           current_setting('synchronous_commit') as synchronous_commit, current_setting('autovacuum') as autovacuum`;
   const setup: DatabaseSetup = {
     embedded: embedded !== undefined,
     version: settings!.version,
     sharedBuffers: settings!.shared_buffers,
     synchronousCommit: settings!.synchronous_commit,
+    autovacuum: settings!.autovacuum,
   };
   options.log(
-    `PostgreSQL ${setup.version}, ${setup.embedded ? 'embedded' : 'service (DATABASE_URL)'}, shared_buffers ${setup.sharedBuffers}, synchronous_commit ${setup.synchronousCommit}`,
+    `PostgreSQL ${setup.version}, ${setup.embedded ? 'embedded' : 'service (DATABASE_URL)'}, shared_buffers ${setup.sharedBuffers}, synchronous_commit ${setup.synchronousCommit}, autovacuum ${setup.autovacuum}`,
   );
   return {
     url,

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
+import { startAutoanalyzeStandIn } from './autoanalyze.js';
 import { openBenchDatabase } from './database.js';
 import { parseOptions } from './options.js';
 import { REPO_DIR, stopAllChildren } from './processes.js';
@@ -32,7 +33,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 const db = await openBenchDatabase(loadConfig(), options.database, { recreate: options.reseed, log });
-closeDatabase = () => db.close();
+const stopAutoanalyze = startAutoanalyzeStandIn(db.sql, db.setup.autovacuum, log);
+closeDatabase = async () => {
+  await stopAutoanalyze();
+  await db.close();
+};
 let results: BenchResults | undefined;
 try {
   log(`seeding: ${options.seed.offers.toLocaleString('en')} offers in one workspace + ${options.seed.otherWorkspaces} others (database ${db.name})`);
@@ -93,6 +98,7 @@ try {
   log(`\nwrote ${options.resultsFile}`);
 } finally {
   await stopAllChildren();
+  await stopAutoanalyze();
   await db.close();
   rmSync(workDir, { recursive: true, force: true });
 }

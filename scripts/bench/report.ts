@@ -50,7 +50,7 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
   const d = results.database;
   log(
     `database: PostgreSQL ${d.version} (${d.embedded ? 'embedded' : 'service, DATABASE_URL'}), shared_buffers ${d.sharedBuffers}, ` +
-      `synchronous_commit ${d.synchronousCommit}, database ${d.name}`,
+      `synchronous_commit ${d.synchronousCommit}, autovacuum ${d.autovacuum ?? '?'}, database ${d.name}`,
   );
   log(
     `seed: ${seed.offers.toLocaleString('en')} offers, ${seed.events.toLocaleString('en')} timeline entries; ` +
