@@ -16,7 +16,7 @@ import { projectRoot } from './paths.js';
 export { ConfigError } from './config/values.js';
 export type { HttpLimits, ReadinessConfig, RedisTimeouts } from './config/http.js';
 export { DEFAULT_BLOCKED_DOMAIN_SUFFIXES, DEFAULT_WEBHOOK_WORKER_CONCURRENCY, type WebhookConfig } from './config/webhooks.js';
-export { loadTestFault, TEST_FAULTS, testFault, type TestFault } from './config/test-fault.js';
+export { loadTestFault, TEST_FAULTS, testFault, withPlantedFault, type TestFault } from './config/test-fault.js';
 
 /**
  * The one place that reads `process.env`: documented defaults, then environment overrides, then

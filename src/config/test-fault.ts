@@ -3,7 +3,8 @@ import { ConfigError, type Env } from './values.js';
 /**
  * TEST-ONLY fault switch for the contract gates (contract-tests/, docs/contract.md "The gates"): each
  * gate must be seen to fail on a deliberately broken server. `OFFERDESK_FAULT=drop-offer-title`
- * makes the read model omit the required `title` of every offer (API and webhook bodies alike).
+ * makes every offer that leaves the process omit its required `title` (API answers and webhook
+ * bodies alike, applied where they are written: withPlantedFault).
  * Unset, it changes nothing; an unknown value fails at start. Never set it in production.
  */
 export const TEST_FAULTS = ['drop-offer-title'] as const;
@@ -20,7 +21,7 @@ export function loadTestFault(env: Env = process.env): TestFault | undefined {
 /**
  * Read at import, not through loadConfig: the gates plant the fault through the environment of
  * processes (vitest workers, the contract server) whose code builds its Config from a partial
- * environment, and the read model that honours it takes no Config. A bad value is reported by
+ * environment, and the places that honour it (an API answer, a webhook body) take no Config. A bad value is reported by
  * loadConfig, with the other configuration errors, not at import.
  */
 export const testFault: TestFault | undefined = (() => {
@@ -30,3 +31,10 @@ export const testFault: TestFault | undefined = (() => {
     return undefined;
   }
 })();
+
+/** An offer as it leaves the process: unchanged, unless the planted fault drops its title. */
+export function withPlantedFault<T extends { title: string }>(offer: T): T {
+  if (testFault !== 'drop-offer-title') return offer;
+  const { title: _dropped, ...rest } = offer;
+  return rest as T;
+}

@@ -1,4 +1,3 @@
-import { testFault } from '../config.js';
 import type { Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
 import { readInScope, type Fragment, type Scope, type Scoped } from './scope.js';
@@ -72,7 +71,7 @@ export function offerColumns(sql: Queryable, now: Date) {
 export function toOffer(row: OfferRow): Offer {
   return {
     id: row.id,
-    title: testFault === 'drop-offer-title' ? (undefined as unknown as string) : row.title, // test-only fault, config.ts
+    title: row.title,
     status: row.status,
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -2,6 +2,7 @@ import type { Offer, OfferStatus, SuccessBody } from '../../contract.js';
 import { readOfferInScope, readOfferPage, type OfferPage, type OfferPosition } from '../../read-model/offers.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
+import { withPlantedFault } from '../../config.js';
 import { sendJson } from '../../http/respond.js';
 
 /** Defaults of SPEC.md "GET /offers". */
@@ -28,7 +29,7 @@ const offersList: ReadOperation<OffersQuery, OfferPage> = {
   read: ({ scope, now, query }, { sql }) => readOfferPage(sql, scope, { now, status: query.status, limit: query.limit, after: query.after }),
   respond({ workspaceId, value: page, query }, res, { cursors }) {
     const next = page.next && cursors.encode({ list: 'offers', workspaceId, status: query.status, ...page.next });
-    sendJson(res, 200, { data: page.offers, next_cursor: next } satisfies SuccessBody<'listOffers'>);
+    sendJson(res, 200, { data: page.offers.map(withPlantedFault), next_cursor: next } satisfies SuccessBody<'listOffers'>);
   },
 };
 
@@ -37,7 +38,7 @@ const oneOffer: ReadOperation<null, Offer | null> = {
   read: ({ scope, now, path }, { sql }) => readOfferInScope(sql, scope, { offerId: offerIdOrNull(path.id), now }),
   respond({ value: offer }, res) {
     if (!offer) return reply.notFound(res);
-    sendJson(res, 200, { data: offer } satisfies SuccessBody<'getOffer'>);
+    sendJson(res, 200, { data: withPlantedFault(offer) } satisfies SuccessBody<'getOffer'>);
   },
 };
 
