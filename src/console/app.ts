@@ -63,16 +63,17 @@ export async function createConsole(options: ConsoleOptions): Promise<{ router: 
     try {
       await api.handleRequest(res.locals.consoleRequest, req, res);
     } catch (error) {
-      failed(res, logger, error);
+      answerUnexpectedError(res, logger, error);
     }
   });
   router.use(consoleStatic(options.staticDir ?? consoleDistDir));
   router.use((_req: Request, res: Response) => sendConsoleError(res, 404, 'not_found', CONSOLE_MESSAGES.not_found));
-  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => failed(res, logger, error));
+  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerUnexpectedError(res, logger, error));
   return { router, close: () => throttle.close() };
 }
 
-function failed(res: Response, logger: Logger, error: unknown): void {
+/** Logged with its cause, answered with the console API's generic 500 body (nothing internal in it). */
+function answerUnexpectedError(res: Response, logger: Logger, error: unknown): void {
   logger.error({ err: coerceError(error), requestId: res.locals.requestId }, 'console request failed');
   if (res.headersSent) {
     res.destroy();

@@ -75,7 +75,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
     try {
       await api.handleRequest(res.locals.apiRequest, req, res);
     } catch (error) {
-      failed(res, logger, error);
+      answerUnexpectedError(res, logger, error);
     }
   });
 
@@ -83,7 +83,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.use(CONSOLE_PATH, consoleApp.router);
 
   app.use((_req: Request, res: Response) => reply.notFound(res));
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => failed(res, logger, error));
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerUnexpectedError(res, logger, error));
 
   return {
     app,
@@ -141,7 +141,7 @@ function responseDeadline(ms: number, logger: Logger) {
 }
 
 /** Logged with its cause, answered with SPEC.md's generic 500 body (nothing internal in it). */
-function failed(res: Response, logger: Logger, error: unknown): void {
+function answerUnexpectedError(res: Response, logger: Logger, error: unknown): void {
   // Answered already (the deadline, usually): the late end of the same request is only logged.
   if (res.writableEnded) {
     logger.warn({ err: coerceError(error), requestId: res.locals.requestId }, 'request failed after its answer was sent');

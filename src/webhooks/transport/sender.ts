@@ -118,8 +118,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
         whenAborted(deadline.signal),
       ]);
       // A lookup that outlives the deadline is abandoned; its answer is never used.
-      if (verdict === 'aborted') return failed('timeout', null, timeoutError, elapsed(), null);
-      if (!verdict.ok) return failed('address', null, `address refused: ${verdict.reason}`, elapsed(), null);
+      if (verdict === 'aborted') return failedAttempt('timeout', null, timeoutError, elapsed(), null);
+      if (!verdict.ok) return failedAttempt('address', null, `address refused: ${verdict.reason}`, elapsed(), null);
 
       const url = new URL(request.url);
       const body = Buffer.from(request.body, 'utf8');
@@ -149,12 +149,12 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
             status >= 300 && status <= 399
               ? `status ${status}: redirects are not followed`
               : `status ${status}: not a 2xx reply`;
-          return failed('status', status, error, elapsed(), prefix, headers['webhook-signature']);
+          return failedAttempt('status', status, error, elapsed(), prefix, headers['webhook-signature']);
         }, request.devListen?.caPem);
       } catch (thrown) {
-        if (deadline.signal.aborted) return failed('timeout', status, timeoutError, elapsed(), prefix, headers['webhook-signature']);
+        if (deadline.signal.aborted) return failedAttempt('timeout', status, timeoutError, elapsed(), prefix, headers['webhook-signature']);
         const { failure, error } = describeNetworkError(thrown, timeoutMs);
-        return failed(status === null ? failure : 'reply', status, error, elapsed(), prefix, headers['webhook-signature']);
+        return failedAttempt(status === null ? failure : 'reply', status, error, elapsed(), prefix, headers['webhook-signature']);
       }
     } finally {
       clearTimeout(timer);
@@ -167,7 +167,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       const pending = attempt(request).catch((thrown: unknown): AttemptOutcome => {
         // Programming errors (a malformed secret, say) still become a failed attempt, logged once.
         options.logger?.error({ err: thrown, url: request.url }, 'webhook attempt failed unexpectedly');
-        return failed('connect', null, 'internal error before sending', 0, null);
+        return failedAttempt('connect', null, 'internal error before sending', 0, null);
       });
       inFlight.add(pending);
       void pending.finally(() => inFlight.delete(pending));
@@ -181,7 +181,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   };
 }
 
-function failed(
+function failedAttempt(
   failure: AttemptFailure,
   status: number | null,
   error: string | null,
