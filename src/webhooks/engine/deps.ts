@@ -14,7 +14,7 @@ export interface EngineDeps {
   previousMasterKeys?: Buffer[];
   logger: Logger;
   settings: EngineSettings;
-  /** The liveness id this worker writes on its claims (src/webhooks/liveness.ts); absent: none. */
+  /** The liveness id this worker writes on its claims (liveness.ts); absent: none. */
   workerId?: () => number | null;
 }
 
