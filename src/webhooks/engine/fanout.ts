@@ -96,7 +96,8 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
       workspaceId,
       room: Math.max(0, MAX_WAITING_EVENTS_PER_WORKSPACE - (waiting.get(workspaceId) ?? 0)),
     }));
-    dropped.push(...(await dropExcessWaiting(tx, { rooms, taken: rows.map((row) => row.id), now })));
+    const taken = { taken: rows.map((row) => row.id), takenWorkspaceIds: rows.map((row) => row.workspace_id) };
+    dropped.push(...(await dropExcessWaiting(tx, { rooms, ...taken, now })));
     result.droppedWaiting = dropped.length;
 
     const messages = await prepareMessages(tx, deps, kept, now);

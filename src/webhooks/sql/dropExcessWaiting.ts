@@ -12,27 +12,40 @@ export interface WaitingRoom {
  * workspace's due outbox rows that an active endpoint subscribes to, those past its room are
  * dropped now, all in this one statement, rather than batch by batch as fan-out reaches them: a
  * flood of 50,000 events leaves at most its 1,000 in the outbox and never again takes fan-out
- * turns from other workspaces. Rows this batch already took (`taken`) are not counted. Returns
- * the dropped rows.
+ * turns from other workspaces. Rows this batch already took (`taken`, of `takenWorkspaceIds`)
+ * are not counted. Returns the dropped rows.
  */
 export async function dropExcessWaiting(
   tx: Tx,
-  input: { rooms: WaitingRoom[]; taken: string[]; now: Date },
+  input: { rooms: WaitingRoom[]; taken: string[]; takenWorkspaceIds: string[]; now: Date },
 ): Promise<{ id: string; workspace_id: string }[]> {
   if (input.rooms.length === 0) return [];
+  const takenHere = new Map<string, number>();
+  for (const workspaceId of input.takenWorkspaceIds) takenHere.set(workspaceId, (takenHere.get(workspaceId) ?? 0) + 1);
   return tx<{ id: string; workspace_id: string }[]>`
     with budget as (
-      select * from unnest(${input.rooms.map((r) => r.workspaceId)}::uuid[], ${input.rooms.map((r) => r.room)}::int[])
-        as b(workspace_id, room)
+      select * from unnest(${input.rooms.map((r) => r.workspaceId)}::uuid[], ${input.rooms.map((r) => r.room)}::int[],
+                           ${input.rooms.map((r) => takenHere.get(r.workspaceId) ?? 0)}::int[])
+        as b(workspace_id, room, taken_here)
+    ),
+    -- Only a workspace with more due rows than its room and this batch's rows can have an excess:
+    -- probe for the row just past them (an index walk of room + taken rows at most), so a batch of
+    -- workspaces without a flood costs that walk each, not a ranking of their whole outbox.
+    over as (
+      select b.workspace_id, b.room
+        from budget b
+       where exists (select 1 from webhook_outbox o
+                      where o.workspace_id = b.workspace_id and o.available_at <= ${input.now}
+                     offset b.room + b.taken_here limit 1)
     ),
     ranked as (
       select o.id, b.room,
              row_number() over (partition by o.workspace_id
                                 order by o.available_at, o.created_at, o.offer_sequence, o.id) as position
         from webhook_outbox o
-        join budget b on b.workspace_id = o.workspace_id
+        join over b on b.workspace_id = o.workspace_id
        where o.available_at <= ${input.now}
-         and o.id <> all (${input.taken}::uuid[])
+         and o.id not in (select unnest(${input.taken}::uuid[]))
          and exists (select 1 from webhook_endpoints e
                       where e.workspace_id = o.workspace_id and e.removed_at is null and e.state = 'active'
                         and o.type = any (e.event_types))
