@@ -23,7 +23,7 @@ export async function dropExcessWaiting(
   const takenHere = new Map<string, number>();
   for (const workspaceId of input.takenWorkspaceIds) takenHere.set(workspaceId, (takenHere.get(workspaceId) ?? 0) + 1);
   return tx<{ id: string; workspace_id: string }[]>`
-    with budget as (
+    with budget as materialized (
       select * from unnest(${input.rooms.map((r) => r.workspaceId)}::uuid[], ${input.rooms.map((r) => r.room)}::int[],
                            ${input.rooms.map((r) => takenHere.get(r.workspaceId) ?? 0)}::int[])
         as b(workspace_id, room, taken_here)
@@ -31,7 +31,7 @@ export async function dropExcessWaiting(
     -- Only a workspace with more due rows than its room and this batch's rows can have an excess:
     -- probe for the row just past them (an index walk of room + taken rows at most), so a batch of
     -- workspaces without a flood costs that walk each, not a ranking of their whole outbox.
-    over as (
+    over as materialized (
       select b.workspace_id, b.room
         from budget b
        where exists (select 1 from webhook_outbox o
