@@ -95,9 +95,9 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
     const rooms = backlogged.map((workspaceId) => ({
       workspaceId,
       room: Math.max(0, MAX_WAITING_EVENTS_PER_WORKSPACE - (waiting.get(workspaceId) ?? 0)),
+      taken: perWorkspace.get(workspaceId) ?? 0,
     }));
-    const taken = { taken: rows.map((row) => row.id), takenWorkspaceIds: rows.map((row) => row.workspace_id) };
-    dropped.push(...(await dropExcessWaiting(tx, { rooms, ...taken, now })));
+    dropped.push(...(await dropExcessWaiting(tx, { rooms, taken: rows.map((row) => row.id), now })));
     result.droppedWaiting = dropped.length;
 
     const messages = await prepareMessages(tx, deps, kept, now);

@@ -4,6 +4,8 @@ export interface WaitingRoom {
   workspaceId: string;
   /** Events the workspace may still have waiting after this fan-out batch (1,000 minus those waiting). */
   room: number;
+  /** Due rows of the workspace this fan-out batch already took (still in the outbox, not counted). */
+  taken: number;
 }
 
 /**
@@ -12,20 +14,18 @@ export interface WaitingRoom {
  * workspace's due outbox rows that an active endpoint subscribes to, those past its room are
  * dropped now, all in this one statement, rather than batch by batch as fan-out reaches them: a
  * flood of 50,000 events leaves at most its 1,000 in the outbox and never again takes fan-out
- * turns from other workspaces. Rows this batch already took (`taken`, of `takenWorkspaceIds`)
- * are not counted. Returns the dropped rows.
+ * turns from other workspaces. Rows this batch already took (`taken`) are not counted. Returns
+ * the dropped rows.
  */
 export async function dropExcessWaiting(
   tx: Tx,
-  input: { rooms: WaitingRoom[]; taken: string[]; takenWorkspaceIds: string[]; now: Date },
+  input: { rooms: WaitingRoom[]; taken: string[]; now: Date },
 ): Promise<{ id: string; workspace_id: string }[]> {
   if (input.rooms.length === 0) return [];
-  const takenHere = new Map<string, number>();
-  for (const workspaceId of input.takenWorkspaceIds) takenHere.set(workspaceId, (takenHere.get(workspaceId) ?? 0) + 1);
   return tx<{ id: string; workspace_id: string }[]>`
     with budget as materialized (
       select * from unnest(${input.rooms.map((r) => r.workspaceId)}::uuid[], ${input.rooms.map((r) => r.room)}::int[],
-                           ${input.rooms.map((r) => takenHere.get(r.workspaceId) ?? 0)}::int[])
+                           ${input.rooms.map((r) => r.taken)}::int[])
         as b(workspace_id, room, taken_here)
     ),
     -- Only a workspace with more due rows than its room and this batch's rows can have an excess:
