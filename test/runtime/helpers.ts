@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { projectRoot } from '../../src/paths.js';
 
+/** Whether a process exists: the embedded PostgreSQL's own check. */
+export { isAlive } from '../../src/db/embedded/pid-file.js';
+
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), `offerdesk-${prefix}-`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
@@ -79,14 +82,6 @@ export function exitOf(child: ChildProcess, timeoutMs: number): Promise<{ code: 
   });
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export { until } from '../support/until.js';
 
