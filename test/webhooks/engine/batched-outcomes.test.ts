@@ -54,4 +54,24 @@ describe('outcomes written in batches, excess dropped in one step', () => {
     // Sequences 1 (created) and 2 (sent) precede the bulk entries 3..1502.
     expect(counts).toEqual({ messages: 1000, max_sequence: 1002 });
   });
+
+  it('counts only the events an active endpoint subscribes to when it drops a flood', async () => {
+    const ws = await workspace(f);
+    await endpoint(f, ws, { events: ['offer.first_viewed'] });
+    await manyEvents(f, ws.workspaceId, 1500);
+    // 300 events of a type no endpoint subscribes to, committed before the flood: they are not
+    // waiting events, so they neither take room nor get dropped by the limit (fan-out discards them).
+    await f.sql`update webhook_outbox set type = 'offer.withdrawn'
+                 where id in (select id from webhook_outbox order by offer_sequence limit 300)`;
+
+    const first = await fanOutOnce(f.deps);
+
+    const rows = await f.sql<{ type: string; n: number }[]>`
+      select type, count(*)::int as n from webhook_outbox group by type order by type`;
+    const left = Object.fromEntries(rows.map((r) => [r.type, r.n]));
+    // 1,200 subscribed events against a room of 1,000.
+    expect(first.droppedWaiting).toBe(200);
+    expect((left['offer.first_viewed'] ?? 0) + first.messages).toBe(1000);
+    expect((left['offer.withdrawn'] ?? 0) + first.unsubscribed).toBe(300);
+  });
 });
