@@ -25,7 +25,7 @@ origin="${CONTRACT_BASE_URL%/api/v1}"
 # Schemathesis also knows to leave it out when it checks that an operation refuses no session.
 CONTRACT_CONSOLE_SESSION="$(npx --no-install tsx contract-tests/lib/console-session.ts)"
 export CONTRACT_CONSOLE_SESSION
-exec contract-tests/.venv/bin/schemathesis --config-file contract-tests/schemathesis-console.toml --no-color \
+exec bash contract-tests/lib/schemathesis.sh --config-file contract-tests/schemathesis-console.toml --no-color \
   run "$origin/console/api/openapi.json" \
   --url "$origin/console/api" \
   --header "Origin: $origin" \

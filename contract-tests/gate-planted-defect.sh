@@ -17,7 +17,7 @@ fi
 mkdir -p contract-tests/reports
 output=contract-tests/reports/schemathesis-planted-defect.txt
 set +e
-contract-tests/.venv/bin/schemathesis --config-file contract-tests/schemathesis/planted-defect.toml --no-color \
+bash contract-tests/lib/schemathesis.sh --config-file contract-tests/schemathesis/planted-defect.toml --no-color \
   run "$CONTRACT_BASE_URL/openapi.json" \
   --url "$CONTRACT_BASE_URL" \
   --header "Authorization: Bearer $CONTRACT_API_KEY" \

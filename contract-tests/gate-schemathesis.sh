@@ -23,7 +23,7 @@ fi
 mkdir -p contract-tests/reports
 # Schemathesis loads the SERVED document (what integrators download); first prove it is openapi.yaml.
 npx --no-install tsx contract-tests/lib/served-document.ts
-exec contract-tests/.venv/bin/schemathesis --config-file contract-tests/schemathesis.toml --no-color \
+exec bash contract-tests/lib/schemathesis.sh --config-file contract-tests/schemathesis.toml --no-color \
   run "$CONTRACT_BASE_URL/openapi.json" \
   --url "$CONTRACT_BASE_URL" \
   --header "Authorization: Bearer $CONTRACT_API_KEY" \

