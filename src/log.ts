@@ -4,22 +4,9 @@ import type { Config } from './config.js';
 
 export type { Logger };
 
-/**
- * Bytes of JSON lines gathered before one write to stdout, and the longest a line waits when
- * fewer arrive. Under load the request log writes one line per request (src/service/app.ts);
- * a write for each line cost the API about a tenth of its CPU per request.
- */
-export const LOG_BUFFER_BYTES = 4096;
-export const LOG_FLUSH_MS = 1000;
-
-/**
- * JSON lines on stdout; tests pass `level: 'silent'`. Written in the background in batches of
- * LOG_BUFFER_BYTES or every LOG_FLUSH_MS; pino writes what is still buffered synchronously when
- * the process exits (process.exit included), so a stop loses no line.
- */
+/** JSON lines on stdout; tests pass `level: 'silent'`. */
 export function createLogger(level: string, name = 'offerdesk'): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
-  return pino({ name, level, base: { pid: process.pid } }, destination);
+  return pino({ name, level, base: { pid: process.pid } });
 }
 
 /**
