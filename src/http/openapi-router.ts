@@ -33,6 +33,8 @@ export function createOpenApiRouter(definition: object, security: Record<string,
   api.init();
   // The router rebuilds its operation list (a lodash chain over the document) on every call, and
   // matching calls it twice per request. The document never changes after init, so build it once.
+  // (patches/openapi-backend+5.21.2.patch likewise compiles each path template's RegExp and
+  // parameter parser once, where matching and parsing compiled them on every request.)
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
   const declaredQuery = new Map(
