@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -47,11 +47,20 @@ export async function stopAllChildren(): Promise<void> {
 export function startNode(
   name: string,
   script: string,
-  options: { args?: string[]; env?: Record<string, string>; nodeArgs?: string[]; logFile?: string; stdout?: 'pipe' | 'log' },
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    nodeArgs?: string[];
+    logFile?: string;
+    stdout?: 'pipe' | 'log';
+    /** `script` is a built JavaScript file under the repository, run by plain node (no TypeScript loader). */
+    built?: boolean;
+  },
 ): NodeProcess {
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const out = options.stdout === 'pipe' ? 'pipe' : (logFd ?? 'ignore');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...TSX, join(BENCH_DIR, script), ...(options.args ?? [])], {
+  const entry = options.built ? [join(REPO_DIR, script)] : [...TSX, join(BENCH_DIR, script)];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])], {
     cwd: REPO_DIR,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', out, logFd ?? 'inherit'],
@@ -152,4 +161,10 @@ export async function runJson<T>(name: string, script: string, args: string[], e
   const last = out.trim().split('\n').pop() ?? '';
   if (code !== 0) throw new Error(`${name} exited with ${code}: ${last.slice(0, 500)}`);
   return JSON.parse(last) as T;
+}
+
+/** `npm start`'s build step: dist/ rebuilt when a source is newer, so the bench runs what ships. */
+export function buildIfStale(): void {
+  const result = spawnSync(process.execPath, [join(REPO_DIR, 'scripts', 'build-if-stale.mjs')], { cwd: REPO_DIR, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`building dist/ failed (exit ${result.status})`);
 }

@@ -6,7 +6,7 @@ import type { Sql } from '../../src/db/connect.js';
 import { API_KEY_PREFIX, API_KEY_RANDOM_LENGTH } from '../../src/domain/api-key-format.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import type { LoadResult, LoadSpec } from './load.js';
-import { cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
+import { buildIfStale, cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
 
@@ -105,7 +105,13 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
     profile = options.profileDir;
   }
-  const service = startNode('service', 'service-server.ts', {
+  // The service as it ships: the built CLI (`npm start` runs it), `offerdesk serve --no-worker`,
+  // by plain node. Run from source, the TypeScript loader's own thread alone added tens of MB to
+  // its peak RSS; the baseline, a bench script, still runs from source (it serves no framework).
+  buildIfStale();
+  const service = startNode('service', 'bin/offerdesk.js', {
+    built: true,
+    args: ['serve', '--no-worker'],
     nodeArgs,
     env: { ...common, PORT: String(servicePort), RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT },
     logFile: join(options.workDir, 'service.log'),
