@@ -54,12 +54,16 @@ export async function claimBatch(deps: EngineDeps, slots: number): Promise<Claim
  * One attempt of a claimed delivery, then its consequence. A delivery counts toward the
  * endpoint's failure streak only when it is an event on its original schedule: tests (ping) and
  * resends neither extend nor reset the streak (docs/delivery-log.md, Resending).
+ *
+ * `sent` is called once the request has ended, before its outcome is written: the worker's slot
+ * is free from then on (worker.ts), while the delivery stays claimed until the outcome is stored.
  */
 export async function attemptDelivery(
   deps: EngineDeps,
   claimed: ClaimedDelivery,
   customOfferDomains: string[],
   completions?: CompletionQueue,
+  sent?: () => void,
 ): Promise<DeliveryOutcome> {
   const attemptAt = deps.clock.now();
   let secret: string;
@@ -70,6 +74,7 @@ export async function attemptDelivery(
     return holdDelivery(deps, claimed, thrown);
   }
   const result = await send(deps, claimed, secret, attemptAt, customOfferDomains);
+  sent?.();
   const finishedAt = deps.clock.now();
   const attempt = claimed.attempt_count + 1;
   const countsForStreak = !claimed.is_test && claimed.resend_count === 0;

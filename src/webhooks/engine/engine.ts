@@ -32,8 +32,11 @@ export interface WebhookEngine {
    * `fanOut` false only claims (the caller knows the outbox has nothing due).
    */
   step(slots: number, fanOut?: boolean): Promise<EngineStep>;
-  /** One attempt of a delivery claimed by `step`, and its consequence. */
-  attempt(claimed: ClaimedDelivery, customOfferDomains: string[]): Promise<DeliveryOutcome>;
+  /**
+   * One attempt of a delivery claimed by `step`, and its consequence; `sent` is called when its
+   * request has ended and only the outcome's write remains (see attemptDelivery).
+   */
+  attempt(claimed: ClaimedDelivery, customOfferDomains: string[], sent?: () => void): Promise<DeliveryOutcome>;
   /** Runs the periodic jobs whose period has come. */
   runDueJobs(jobs?: readonly PeriodicJob[]): Promise<string[]>;
   readonly deps: EngineDeps;
@@ -61,8 +64,8 @@ export function createWebhookEngine(deps: EngineDeps): WebhookEngine {
       const claimed = slots > 0 ? await claimBatch(deps, slots) : { deliveries: [], customOfferDomains: [] };
       return { fanOut: round, moreToFanOut: isFullRound(round), claimed };
     },
-    attempt(claimed, customOfferDomains) {
-      return attemptDelivery(deps, claimed, customOfferDomains, completions);
+    attempt(claimed, customOfferDomains, sent) {
+      return attemptDelivery(deps, claimed, customOfferDomains, completions, sent);
     },
     runDueJobs(jobs = PERIODIC_JOBS) {
       return runDueJobs(deps, jobs);

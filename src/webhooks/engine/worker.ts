@@ -79,7 +79,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     workerId: () => liveness.workerId,
   };
   const engine = createWebhookEngine(deps);
-  const inFlight = new Set<Promise<unknown>>();
+  // Every attempt until its outcome is stored; stop() waits for all of them.
+  const unrecorded = new Set<Promise<unknown>>();
+  // Attempts whose request is still out: a slot is taken only while its request is.
+  let sending = 0;
   const startedAt = Date.now();
   // For /readyz: a loop that stops finishing rounds (a hung query, a lost database) goes stale.
   let lastRoundAt: number | undefined;
@@ -118,7 +121,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let nextJobsCheck = 0;
   const claimThreshold = claimWhenFreeSlots(deps.settings.concurrency);
   let lastClaimAt = Number.NEGATIVE_INFINITY;
-  const freeSlots = () => deps.settings.concurrency - inFlight.size;
+  const concurrency = deps.settings.concurrency;
+  // An outcome waits for the group commit (completion.ts) without its slot; its delivery stays
+  // 'sending' until then, so the per-endpoint share and the lease still count it (SPEC.md
+  // "Webhook limits"). At most `concurrency` outcomes wait beyond the slots, so a slow database
+  // holds claims back instead of letting outcomes written late pile up toward their lease's end.
+  const freeSlots = () => Math.min(concurrency - sending, 2 * concurrency - unrecorded.size);
 
   /**
    * One round: at most one fan-out batch, then a claim when enough slots are free (see
@@ -147,19 +155,26 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     if (round.moreToFanOut || round.fanOut.busy) outboxMayBeDue = true;
     const { deliveries, customOfferDomains } = round.claimed;
     for (const claimed of deliveries) {
+      sending += 1;
+      let slotTaken = true;
+      const freeSlot = () => {
+        if (slotTaken) sending -= 1;
+        slotTaken = false;
+        // Wake the loop for a batch claim; single free slots wait for the next poll.
+        if (freeSlots() >= claimThreshold) nudge();
+      };
       const attempt = engine
-        .attempt(claimed, customOfferDomains)
+        .attempt(claimed, customOfferDomains, freeSlot)
         .then((outcome) => logger.debug({ outcome }, 'webhook attempt done'))
         .catch((thrown) =>
           // The attempt's outcome could not be stored; the lease expires and another attempt follows.
           logger.error({ err: coerceError(thrown), deliveryId: claimed.id }, 'recording a webhook attempt failed'),
         )
         .finally(() => {
-          inFlight.delete(attempt);
-          // Wake the loop for a batch claim; single free slots wait for the next poll.
-          if (freeSlots() >= claimThreshold) nudge();
+          unrecorded.delete(attempt);
+          freeSlot();
         });
-      inFlight.add(attempt);
+      unrecorded.add(attempt);
     }
     return round.moreToFanOut;
   }
@@ -185,7 +200,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         };
       });
     }
-    await Promise.allSettled([...inFlight]);
+    // In-flight attempts finish and their outcomes are stored before the claims are handed back.
+    await Promise.allSettled([...unrecorded]);
     const handedBack = await liveness.release();
     if (handedBack > 0) logger.info({ handedBack }, 'handed back claims this worker did not finish');
     if (unlisten) await unlisten().catch(() => {});
