@@ -123,8 +123,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let lastClaimAt = Number.NEGATIVE_INFINITY;
   const concurrency = deps.settings.concurrency;
   // An outcome waits for the group commit (completion.ts) without its slot; its delivery stays
-  // 'sending' until then, so the per-endpoint share and the lease still count it (SPEC.md
-  // "Webhook limits"). At most `concurrency` outcomes wait beyond the slots, so a slow database
+  // 'sending' until then, so the per-endpoint share (policy.ts maxInFlightPerEndpoint) and its
+  // lease still count it. At most `concurrency` outcomes wait beyond the slots, so a slow database
   // holds claims back instead of letting outcomes written late pile up toward their lease's end.
   const freeSlots = () => Math.min(concurrency - sending, 2 * concurrency - unrecorded.size);
 

@@ -12,8 +12,8 @@ import { fakeSender, MASTER_KEY, sentOffer, webhookConfig, workspace } from './h
 
 /**
  * The worker's slots: a slot is free once its request has ended, while the outcome waits for the
- * group commit; stop() still waits until every outcome is stored (SPEC.md "Delivery, retries,
- * pause": on SIGTERM attempts in flight finish and record their outcome).
+ * group commit; stop() still waits until every outcome is stored (docs/reliability.md "Graceful
+ * stop": on SIGTERM attempts in flight finish and record their outcome).
  */
 
 let db: TestDatabase;
