@@ -145,6 +145,53 @@ describe('deadlines in another order than creation', () => {
       for (const limit of [1, 3, 25]) expect((await walk(`/offers?status=${status}`, spread.key, limit)).ids).toEqual(want);
     }
   });
+
+  it('status=expired pages exactly right among offers not yet due, with deadlines on both sides of week boundaries and of now', async () => {
+    const mixed = await workspaceWithKey(api.db.sql, api.clock);
+    const now = api.clock.now();
+    // Two offers per creation time (the id decides), one a day over 200 days; each due 0 to 60
+    // days and some hours after its creation, so the newest 60 days mix overdue offers with
+    // offers not yet due, and the deadlines of many offers fall in the current week.
+    await api.db.sql`
+      insert into offers (workspace_id, title, status, created_at, updated_at, sent_at, expires_at, expired_at, version, currency)
+      select ${mixed.workspaceId}::uuid, 'Due ' || i,
+             case when i % 11 = 0 then 'expired' when i % 13 = 0 then 'withdrawn' else 'sent' end,
+             ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day',
+             ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day',
+             ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day',
+             ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day'
+               + ((i * 37) % 61) * interval '1 day' + ((i * 11) % 24) * interval '1 hour',
+             case when i % 11 = 0 then ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day' end,
+             1, 'EUR'
+      from generate_series(1, 400) as i`;
+    // Deadlines exactly at now, just after it, at the start of the current deadline week and just
+    // before it, and one long-running offer created first and due an hour ago.
+    await api.db.sql`
+      insert into offers (workspace_id, title, status, created_at, updated_at, sent_at, expires_at, version, currency)
+      select ${mixed.workspaceId}::uuid, 'Edge ' || e.n, 'sent', e.created, e.created, e.created, e.due, 1, 'EUR'
+        from (values
+          (1, ${now}::timestamptz - interval '3 days', ${now}::timestamptz),
+          (2, ${now}::timestamptz - interval '3 days', ${now}::timestamptz + interval '1 millisecond'),
+          (3, ${now}::timestamptz - interval '10 days',
+              date_bin(interval '7 days', ${now}::timestamptz, timestamptz '2000-01-03 00:00:00+00')),
+          (4, ${now}::timestamptz - interval '10 days',
+              date_bin(interval '7 days', ${now}::timestamptz, timestamptz '2000-01-03 00:00:00+00') - interval '1 millisecond'),
+          (5, ${now}::timestamptz - interval '400 days', ${now}::timestamptz - interval '1 hour')
+        ) as e(n, created, due)`;
+    const expected = async (status: 'sent' | 'expired') =>
+      (
+        await api.db.sql<{ id: string }[]>`
+          select id from offers
+           where workspace_id = ${mixed.workspaceId}::uuid
+             and case when status = 'sent' and expires_at <= ${now} then 'expired' else status end = ${status}
+           order by created_at desc, id desc`
+      ).map((row) => row.id);
+    for (const status of ['sent', 'expired'] as const) {
+      const want = await expected(status);
+      expect(want.length).toBeGreaterThan(40);
+      for (const limit of [1, 4, 25]) expect((await walk(`/offers?status=${status}`, mixed.key, limit)).ids).toEqual(want);
+    }
+  });
 });
 
 describe('cost does not grow with depth', () => {
