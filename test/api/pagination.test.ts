@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOffer, sendOffer, viewOffer } from '../../src/domain/offer-actions.js';
 import { readOfferPage } from '../../src/read-model/offers.js';
+import { overduePageIds } from '../../src/read-model/overdue-page.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
@@ -194,7 +195,32 @@ describe('deadlines in another order than creation', () => {
   });
 });
 
+interface PlanNode {
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
 describe('cost does not grow with depth', () => {
+  it('the overdue page reads each ended deadline week from the week index, whose key it repeats exactly', async () => {
+    // The planner uses an expression index only for the very same expression: a change to one
+    // side alone leaves every page right but walks the sent offers again.
+    const plan = await api.db.sql.begin(async (tx) => {
+      await tx`set local enable_seqscan = off`;
+      const [row] = await tx`explain (format json) ${overduePageIds(tx, {
+        workspace: tx`${ws.workspaceId}::uuid`,
+        afterCreatedAt: null,
+        beyond: () => tx``,
+        take: 26,
+        now: api.clock.now(),
+      })}`;
+      return (row as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan;
+    });
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    const weekScans = nodes(plan).filter((node) => node['Index Name'] === 'offers_sent_deadline_week_list_idx');
+    expect(weekScans.map((node) => node['Index Cond'])).toContainEqual(expect.stringContaining('date_bin'));
+  });
+
   it('page 1 and a deep page touch about the same number of buffers, using the list index', async () => {
     const explain = async (after: { createdAt: string; id: string } | null) => {
       const sqlText = after
