@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
+import { overduePageIds } from './overdue-page.js';
 import { readInScope, type Fragment, type Scope, type Scoped } from './scope.js';
 import type { Offer, OfferEvent, OfferStatus } from './types.js';
 
@@ -177,31 +178,6 @@ export async function readOfferPage(
      where k.workspace_id = ${workspace} and k.status = 'sent' and not ${overdueSql(sql, 'k', now)} ${beyond('k')}
      order by k.created_at desc, k.id desc
      limit ${take}`;
-  /**
-   * Overdue: newest first would walk every sent offer not yet due. An offer's deadline lies after
-   * its creation (sendOffer refuses a deadline before the sending, which is not before the
-   * creation). So take the n + 1 overdue offers with the latest deadlines (offers_sent_deadline_list_idx):
-   * the oldest creation among them, `m`, bounds the page, since at least n + 1 overdue offers are
-   * created at or after m; and each of the page's offers, created at or after m, has its deadline
-   * after m. The page is then the newest among the overdue offers with deadlines in [m, now]:
-   * the offers due in that span, not every sent one.
-   */
-  const overduePageIds = (workspace: Fragment) => sql`
-    with bound as materialized (
-      select min(b.created_at) as m from (
-        select k.created_at from offers k
-         where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
-         order by k.expires_at desc
-         limit ${take}) b),
-    -- Materialized, so the planner takes the deadline range and sorts it, rather than walking
-    -- the list index newest first (it cannot know how narrow the range is).
-    candidates as materialized (
-      select k.id, k.created_at from offers k
-       where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)} ${beyond('k')}
-         and k.expires_at >= (select m from bound) and k.created_at >= (select m from bound))
-    select c.id from candidates c
-     order by c.created_at desc, c.id desc
-     limit ${take}`;
   const read = (workspace: Fragment) => {
     if (status === 'expired') {
       // Two index-ordered streams, each at most n + 1 rows, merged: offers the expiry job has
@@ -212,7 +188,7 @@ export async function readOfferPage(
             where o.workspace_id = ${workspace} and o.status = 'expired' ${beyond('o')}
             order by o.created_at desc, o.id desc limit ${take})
           union all
-          (${sentPage(overduePageIds(workspace))})
+          (${sentPage(overduePageIds(sql, { workspace, afterCreatedAt: after?.createdAt ?? null, beyond, take, now }))})
         ) page
         order by page.position::timestamptz desc, page.id desc
         limit ${take}`;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOffer, sendOffer, viewOffer } from '../../src/domain/offer-actions.js';
 import { readOfferPage } from '../../src/read-model/offers.js';
+import { overduePageIds } from '../../src/read-model/overdue-page.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
@@ -145,9 +146,81 @@ describe('deadlines in another order than creation', () => {
       for (const limit of [1, 3, 25]) expect((await walk(`/offers?status=${status}`, spread.key, limit)).ids).toEqual(want);
     }
   });
+
+  it('status=expired pages exactly right among offers not yet due, with deadlines on both sides of week boundaries and of now', async () => {
+    const mixed = await workspaceWithKey(api.db.sql, api.clock);
+    const now = api.clock.now();
+    // Two offers per creation time (the id decides), one a day over 200 days; each due 0 to 60
+    // days and some hours after its creation, so the newest 60 days mix overdue offers with
+    // offers not yet due, and the deadlines of many offers fall in the current week.
+    await api.db.sql`
+      insert into offers (workspace_id, title, status, created_at, updated_at, sent_at, expires_at, expired_at, version, currency)
+      select ${mixed.workspaceId}::uuid, 'Due ' || i,
+             case when i % 11 = 0 then 'expired' when i % 13 = 0 then 'withdrawn' else 'sent' end,
+             ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day',
+             ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day',
+             ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day',
+             ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day'
+               + ((i * 37) % 61) * interval '1 day' + ((i * 11) % 24) * interval '1 hour',
+             case when i % 11 = 0 then ${now}::timestamptz - interval '200 days' + (i / 2) * interval '1 day' end,
+             1, 'EUR'
+      from generate_series(1, 400) as i`;
+    // Deadlines exactly at now, just after it, at the start of the current deadline week and just
+    // before it, and one long-running offer created first and due an hour ago.
+    await api.db.sql`
+      insert into offers (workspace_id, title, status, created_at, updated_at, sent_at, expires_at, version, currency)
+      select ${mixed.workspaceId}::uuid, 'Edge ' || e.n, 'sent', e.created, e.created, e.created, e.due, 1, 'EUR'
+        from (values
+          (1, ${now}::timestamptz - interval '3 days', ${now}::timestamptz),
+          (2, ${now}::timestamptz - interval '3 days', ${now}::timestamptz + interval '1 millisecond'),
+          (3, ${now}::timestamptz - interval '10 days',
+              date_bin(interval '7 days', ${now}::timestamptz, timestamptz '2000-01-03 00:00:00+00')),
+          (4, ${now}::timestamptz - interval '10 days',
+              date_bin(interval '7 days', ${now}::timestamptz, timestamptz '2000-01-03 00:00:00+00') - interval '1 millisecond'),
+          (5, ${now}::timestamptz - interval '400 days', ${now}::timestamptz - interval '1 hour')
+        ) as e(n, created, due)`;
+    const expected = async (status: 'sent' | 'expired') =>
+      (
+        await api.db.sql<{ id: string }[]>`
+          select id from offers
+           where workspace_id = ${mixed.workspaceId}::uuid
+             and case when status = 'sent' and expires_at <= ${now} then 'expired' else status end = ${status}
+           order by created_at desc, id desc`
+      ).map((row) => row.id);
+    for (const status of ['sent', 'expired'] as const) {
+      const want = await expected(status);
+      expect(want.length).toBeGreaterThan(40);
+      for (const limit of [1, 4, 25]) expect((await walk(`/offers?status=${status}`, mixed.key, limit)).ids).toEqual(want);
+    }
+  });
 });
 
+interface PlanNode {
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
 describe('cost does not grow with depth', () => {
+  it('the overdue page reads each ended deadline week from the week index, whose key it repeats exactly', async () => {
+    // The planner uses an expression index only for the very same expression: a change to one
+    // side alone leaves every page right but walks the sent offers again.
+    const plan = await api.db.sql.begin(async (tx) => {
+      await tx`set local enable_seqscan = off`;
+      const [row] = await tx`explain (format json) ${overduePageIds(tx, {
+        workspace: tx`${ws.workspaceId}::uuid`,
+        afterCreatedAt: null,
+        beyond: () => tx``,
+        take: 26,
+        now: api.clock.now(),
+      })}`;
+      return (row as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan;
+    });
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    const weekScans = nodes(plan).filter((node) => node['Index Name'] === 'offers_sent_deadline_week_list_idx');
+    expect(weekScans.map((node) => node['Index Cond'])).toContainEqual(expect.stringContaining('date_bin'));
+  });
+
   it('page 1 and a deep page touch about the same number of buffers, using the list index', async () => {
     const explain = async (after: { createdAt: string; id: string } | null) => {
       const sqlText = after
