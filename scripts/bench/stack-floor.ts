@@ -7,6 +7,7 @@ import type { LoadResult, LoadSpec } from './load.js';
 import { cpuMs, freePort, REPO_DIR, runJson, startNode, stopAllChildren, waitForHealth, type NodeProcess } from './processes.js';
 import { loadConfig } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
+import { BASELINE, compareWithBench } from './stack-floor/compare.js';
 import { API_KEY, BODY, OFFER, OFFER_PATH } from './stack-floor/fixture.js';
 import { perRequest, SAMPLING_INTERVAL_US, type Profile } from './stack-floor/profile.js';
 import { RUNGS, type Rung } from './stack-floor/rungs.js';
@@ -75,9 +76,6 @@ interface Server {
   /** The bench's baseline answers with the same body but without the service's own headers. */
   bodyOnly?: boolean;
 }
-
-/** The name the read bench's baseline goes by in the ladder's tables. */
-const BASELINE = 'baseline+db';
 
 /**
  * With --baseline, the read bench's own baseline (scripts/bench/baseline-server.ts: node:http,
@@ -163,18 +161,30 @@ async function checkSameAnswers(servers: Server[]): Promise<void> {
 
 interface Sample {
   cpuUsPerRequest: number;
+  /** The kernel's part of it (system time): socket reads and writes, epoll, wake-ups. */
+  sysUsPerRequest: number;
   requestsPerSecond: number;
+}
+
+/** System CPU time of a process so far, in ms (/proc/<pid>/stat's stime, USER_HZ 100). */
+function sysMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[12]) * 10;
 }
 
 async function measure(server: Server): Promise<Sample> {
   if (warmupSeconds > 0) await load(server.origin, warmupSeconds);
-  const before = cpuMs(server.proc.pid);
+  const [before, sysBefore] = [cpuMs(server.proc.pid), sysMs(server.proc.pid)];
   const result = await load(server.origin, durationSeconds);
-  const after = cpuMs(server.proc.pid);
+  const [after, sysAfter] = [cpuMs(server.proc.pid), sysMs(server.proc.pid)];
   if (before === null || after === null) throw new Error(`no CPU time for ${server.name}`);
   const odd = Object.keys(result.statuses).filter((code) => code !== '200');
   if (odd.length || result.errors) throw new Error(`${server.name}: statuses ${JSON.stringify(result.statuses)}, errors ${result.errors}`);
-  return { cpuUsPerRequest: ((after - before) * 1000) / result.requests, requestsPerSecond: result.requestsPerSecond };
+  return {
+    cpuUsPerRequest: ((after - before) * 1000) / result.requests,
+    sysUsPerRequest: ((sysAfter - sysBefore) * 1000) / result.requests,
+    requestsPerSecond: result.requestsPerSecond,
+  };
 }
 
 const median = (xs: number[]) => {
@@ -198,11 +208,12 @@ async function ladder(): Promise<Map<string, number>> {
         samples.get(server.name)!.push(sample);
         log(
           `round ${round + 1} ${server.name.padEnd(14)} ${sample.cpuUsPerRequest.toFixed(1).padStart(6)} µs CPU/request ` +
+            `(${sample.sysUsPerRequest.toFixed(1)} system) ` +
             `${sample.requestsPerSecond.toFixed(0).padStart(6)} req/s`,
         );
       }
     }
-    log('\nrung            CPU µs/request (median; all)       over bare   over previous   req/s (median)');
+    log('\nrung            CPU µs/request (median; all)       over bare   over previous   req/s (median)   system µs (median)');
     const medians = new Map<string, number>();
     let previous: number | undefined;
     for (const { name } of servers) {
@@ -214,58 +225,14 @@ async function ladder(): Promise<Map<string, number>> {
         `${name.padEnd(14)} ${cpu.toFixed(1).padStart(8)} (${all.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ')})`.padEnd(50) +
           `${bare === undefined ? '' : `+${(cpu - bare).toFixed(1)}`.padStart(9)}` +
           `${previous === undefined ? '' : `+${(cpu - previous).toFixed(1)}`.padStart(16)}` +
-          `${median(all.map((s) => s.requestsPerSecond)).toFixed(0).padStart(17)}`,
+          `${median(all.map((s) => s.requestsPerSecond)).toFixed(0).padStart(17)}` +
+          `${median(all.map((s) => s.sysUsPerRequest)).toFixed(1).padStart(21)}`,
       );
       previous = cpu;
     }
     return medians;
   } finally {
     await Promise.all(servers.map((s) => s.proc.stop()));
-  }
-}
-
-interface ResultsFile {
-  finishedAt?: string;
-  read?: { scenarios: { name: string; baseline: { serverCpuMsPerRequest: number | null }; service: { serverCpuMsPerRequest: number | null } }[] };
-}
-
-/**
- * The service's CPU per request is at least the baseline's plus what the stack adds on top of
- * bare node:http, so its ratio to the baseline is at least 1 + increment / baseline. With a
- * baseline measured in this run, the committed baselines are also scaled by how this run's
- * one-offer baseline compares with the committed one (the machine's load changes every CPU cost).
- */
-function compareWithBench(medians: Map<string, number>): void {
-  if (!existsSync(args.results)) return log(`\nno ${args.results} to compare with`);
-  const results = JSON.parse(readFileSync(args.results, 'utf8')) as ResultsFile;
-  const bare = medians.get('bare');
-  if (bare === undefined || !results.read) return;
-  const scenarios = results.read.scenarios.map((s) => ({
-    name: s.name,
-    base: (s.baseline.serverCpuMsPerRequest ?? NaN) * 1000,
-    service: (s.service.serverCpuMsPerRequest ?? NaN) * 1000,
-  }));
-  const steps = entries.filter((e) => e.rung === 'openapi' || e.rung === 'service').map((e) => e.name);
-  const table = (title: string, scale: number) => {
-    log(`\n${title}`);
-    log(`scenario             baseline µs  service µs (ratio)   ${steps.map((r) => `${r}-bare: ratio floor`.padEnd(32)).join('')}`);
-    for (const { name, base: committed, service } of scenarios) {
-      const base = committed * scale;
-      const cells = steps.map((r) => {
-        const increment = medians.get(r)! - bare;
-        const floor = 1 + increment / base;
-        return `+${increment.toFixed(0)} µs: ${floor.toFixed(2)}x${floor > 2 ? ' (2x out of reach)' : ''}`.padEnd(32);
-      });
-      const serviceCell = scale === 1 ? `${service.toFixed(0).padStart(11)} (${(service / base).toFixed(2)}x)` : ''.padEnd(19);
-      log(`${name.padEnd(20)} ${base.toFixed(0).padStart(11)} ${serviceCell}  ${cells.join('')}`);
-    }
-  };
-  table(`against the read bench's baseline CPU per request (${args.results}, ${results.finishedAt ?? 'undated'}):`, 1);
-  const now = medians.get(BASELINE);
-  const committedOne = scenarios.find((s) => s.name === 'offer-by-id')?.base;
-  if (now !== undefined && committedOne !== undefined) {
-    const scale = now / committedOne;
-    table(`the same baselines scaled by this run's one-offer baseline (${now.toFixed(0)} µs vs ${committedOne.toFixed(0)}: ${scale.toFixed(2)}x):`, scale);
   }
 }
 
@@ -304,7 +271,12 @@ try {
   if (entries.some((e) => !e.fromSource)) buildLadder();
   log(`stack floor: ${entries.map((e) => e.name).join(', ')}; ${connections} connections, ${warmupSeconds} s warm-up + ${durationSeconds} s each, ${repeats} rounds`);
   const medians = await ladder();
-  compareWithBench(medians);
+  compareWithBench({
+    medians,
+    steps: entries.filter((e) => e.rung === 'openapi' || e.rung === 'service').map((e) => e.name),
+    resultsFile: args.results,
+    log,
+  });
   if (args.profile) await profileRungs();
 } finally {
   await stopAllChildren();
