@@ -22,13 +22,15 @@ import { RUNGS, type Rung } from './stack-floor/rungs.js';
  * Like the read bench's service, every rung runs built, by plain node (compiled first into
  * dist/stack-floor/); a rung named with `:source` runs from source through the TypeScript loader
  * instead, which turns on source maps for every stack trace. Rungs interleave, each measured
- * `--repeats` times; the median counts. The increments are then
- * set against the read bench's baseline CPU per request (bench/results.json): the service may
- * spend at most 2x the baseline, so a stack increment larger than the baseline's whole cost puts
- * that target out of reach whatever the rest costs.
+ * `--repeats` times; the median counts. The increments are then set against the read bench's
+ * baseline CPU per request (bench/results.json, and with --baseline the baseline server measured
+ * in the same rounds): the service may spend at most 2x the baseline, so a stack increment larger
+ * than the baseline's whole cost puts that target out of reach whatever the rest costs.
+ * --profile then profiles each rung under the same load (stack-floor/profile.ts).
  *
  *   node --import tsx scripts/bench/stack-floor.ts [--duration 5] [--warmup 2] [--repeats 3]
- *     [--connections 32] [--rungs bare,express,openapi,service] [--profile] [--results bench/results.json]
+ *     [--connections 32] [--rungs bare,express,openapi,service] [--profile]
+ *     [--baseline [--database offerdesk_bench]] [--results bench/results.json]
  */
 
 const { values: args } = parseArgs({
