@@ -1,0 +1,117 @@
+import type { Sql } from '../../../src/db/connect.js';
+import type { Offer } from '../../../src/read-model/types.js';
+
+/**
+ * The one answer every rung of the stack-floor ladder serves: GET /api/v1/offers/{id} of an
+ * accepted offer from the bench data (every field filled in), 589 bytes of JSON, about 900 on the
+ * wire with the service's headers.
+ */
+export const OFFER: Offer = {
+  id: '3ab3adfd-dd37-48ea-866b-0000000124f8',
+  title: 'Trade fair booth for Ostsee Reisen',
+  status: 'accepted',
+  created_at: '2026-03-02T05:55:27.752Z',
+  updated_at: '2026-03-08T01:21:32.467Z',
+  sent_at: '2026-03-02T13:32:51.074Z',
+  expires_at: '2026-03-25T09:04:30.115Z',
+  accepted_at: '2026-03-08T01:21:32.467Z',
+  expired_at: null,
+  version: 1,
+  recipient: { name: 'Elif Lindqvist', company: 'Ostsee Reisen', email: 'elif.lindqvist@ostsee-reisen.example' },
+  accepted_by: { name: 'Elif Lindqvist', email: 'elif.lindqvist@ostsee-reisen.example' },
+  value: { amount: 2026400, currency: 'EUR' },
+};
+
+export const WORKSPACE_ID = '3ab3adfd-dd37-48ea-866b-000000000001';
+export const OFFER_PATH = `/api/v1/offers/${OFFER.id}`;
+/** A well-formed key (SPEC.md "Authentication" 2), so the service's admission lets it through. */
+export const API_KEY = 'odk_live_' + 'Bench0StackFloor0Key0'.repeat(2);
+
+/**
+ * What the service sends with that answer (src/service/app.ts's request log, admission's
+ * RateLimit-* headers, http/respond.ts), values of the same length as the service's under the
+ * bench's lifted limits. Rungs (a) to (c) send these as they are; rung (d) makes its own.
+ */
+export function fixedHeaders(body: string): Record<string, string | number> {
+  return {
+    'X-Request-Id': '0f8b5a7e-3c1d-4e2f-9a6b-7c8d9e0f1a2b',
+    'RateLimit-Limit': '1000000000',
+    'RateLimit-Remaining': '999999999',
+    'RateLimit-Reset': '42',
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(body),
+  };
+}
+
+export const BODY = JSON.stringify({ data: OFFER });
+
+type Rows = Record<string, unknown>[];
+
+/**
+ * A stand-in for the postgres.js pool that answers the statements the service sends on its way
+ * to one offer, from memory: the cursor keys at start, the health probe, and the key-scoped read
+ * (src/read-model/scope.ts) with the row the offer above is made from. The service's own code runs
+ * on top of it unchanged (fragments, row mapping, JSON); what is left out is postgres.js and the
+ * database, which the bench's baseline pays as well. Any other statement fails loudly.
+ */
+export function cannedSql(): Sql {
+  const cursorKey = Buffer.alloc(32, 7);
+  const offerRow = {
+    scope_workspace_id: WORKSPACE_ID,
+    in_scope: true,
+    id: OFFER.id,
+    title: OFFER.title,
+    status: OFFER.status,
+    created_at: OFFER.created_at,
+    updated_at: OFFER.updated_at,
+    sent_at: OFFER.sent_at,
+    expires_at: OFFER.expires_at,
+    accepted_at: OFFER.accepted_at,
+    expired_at: OFFER.expired_at,
+    version: OFFER.version,
+    recipient_name: OFFER.recipient.name,
+    recipient_company: OFFER.recipient.company,
+    recipient_email: OFFER.recipient.email,
+    accepted_by_name: OFFER.accepted_by?.name ?? null,
+    accepted_by_email: OFFER.accepted_by?.email ?? null,
+    value_amount: OFFER.value.amount,
+    currency: OFFER.value.currency,
+    position: '2026-03-02 05:55:27.752+00',
+  };
+  const answers: [RegExp, () => Rows][] = [
+    [/^\s*insert into service_secrets/, () => []],
+    [/^\s*select value from service_secrets/, () => [{ value: cursorKey }]],
+    [/^\s*select 1\s*$/, () => [{ '?column?': 1 }]],
+    [/^\s*select scope_key\.workspace_id as scope_workspace_id/, () => [{ ...offerRow }]],
+  ];
+  // A template's strings array is the same object on every call from one place: look it up once.
+  const byTemplate = new WeakMap<TemplateStringsArray, () => Rows>();
+  const answerFor = (strings: TemplateStringsArray): (() => Rows) => {
+    let answer = byTemplate.get(strings);
+    if (!answer) {
+      const found = answers.find(([pattern]) => pattern.test(strings[0] ?? ''));
+      answer = found ? found[1] : () => {
+        throw new Error(`stack-floor: no canned answer for ${strings.join('$').slice(0, 120)}`);
+      };
+      byTemplate.set(strings, answer);
+    }
+    return answer;
+  };
+  function sql(first: unknown, ...values: unknown[]) {
+    if (!Array.isArray(first) || !('raw' in first)) return { identifier: first };
+    const strings = first as unknown as TemplateStringsArray;
+    return {
+      strings,
+      values,
+      cancel() {},
+      then<T>(resolve: (rows: Rows) => T, reject: (error: unknown) => T) {
+        return Promise.resolve()
+          .then(() => answerFor(strings)())
+          .then(resolve, reject);
+      },
+    };
+  }
+  sql.json = (value: unknown) => value;
+  return sql as unknown as Sql;
+}
