@@ -2,7 +2,7 @@ import type { DatabaseSetup } from './database.js';
 import type { BenchOptions } from './options.js';
 import type { ReadResults } from './read-api.js';
 import type { WebhookResults } from './webhooks/run.js';
-import { cpuProblems, printWebhookCpu } from './webhooks/cpu-report.js';
+import { cpuProblems, floorProblems, printWebhookCpu } from './webhooks/cpu-report.js';
 
 /** The printed table and the sanity checks of a run (ratios are reported, never asserted). */
 export interface BenchResults {
@@ -236,7 +236,7 @@ export function sanityProblems(results: BenchResults): string[] {
     }
     if (!(w.baseline.ok > 0)) problems.push('webhooks baseline: nothing delivered');
     if (w.fairness.smallDeliveries === 0) problems.push('webhooks fairness: no small-workspace delivery arrived');
-    problems.push(...cpuProblems(w));
+    problems.push(...cpuProblems(w), ...floorProblems(w));
     for (const row of w.backlog) {
       if (!(row.perSecond > 0)) problems.push(`webhooks backlog ${row.openDeliveries}: nothing delivered`);
       if (row.duplicates > 0) problems.push(`webhooks backlog ${row.openDeliveries}: ${row.duplicates} duplicate deliveries`);

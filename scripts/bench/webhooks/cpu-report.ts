@@ -1,7 +1,7 @@
 import type { PhaseCpu } from './cpu.js';
 import type { WebhookResults } from './run.js';
 
-/** The webhook part's CPU table for the printed report (report.ts). */
+/** The webhook part's CPU table and queue floor for the printed report (report.ts). */
 
 const us = (value: number | null | undefined) => (value === null || value === undefined ? '-' : value.toFixed(0));
 
@@ -10,6 +10,7 @@ function phases(w: WebhookResults): [string, number | null, PhaseCpu | undefined
   return [
     ['throughput, 1 worker', w.throughput.perSecond, w.throughput.cpu],
     ['baseline sender', w.baseline.perSecond, w.baseline.cpu],
+    ['postgres queue floor', w.floor?.perSecond ?? null, w.floor?.cpu],
     ['reference, 1 worker', w.failingEndpoints.reference.perSecond, w.failingEndpoints.reference.cpu],
     ['scale-out, 2 workers', w.scaleOut.two.perSecond, w.scaleOut.two.cpu],
     ...w.backlog.map((r): [string, number, PhaseCpu | undefined] => [`backlog ${r.openDeliveries} open`, r.perSecond, r.cpu]),
@@ -38,6 +39,13 @@ export function printWebhookCpu(w: WebhookResults, log: (line: string) => void, 
   const cores = phases(w).find(([, , cpu]) => cpu)?.[2]?.cores ?? '?';
   log(`\nCPU per delivery in µs (utime + stime between the phase's start and end), and the machine's busy share of its ${cores} cores`);
   log(table(['phase', 'per s', 'worker(s)', 'postgres', 'of which their backends', 'receiver', 'sender', 'other', 'machine', 'busy'], rows));
+  if (w.floor) {
+    log(
+      `postgres queue floor (skip-locked claim, group-committed outcomes, no webhook limits): ${w.floor.perSecond.toFixed(0)}/s = ` +
+        `${w.floor.ratio.toFixed(2)}x the baseline sender, ${w.floor.statementsPerDelivery.toFixed(3)} statements per delivery; ` +
+        `the worker is ${(w.throughput.perSecond / w.floor.perSecond).toFixed(2)}x the floor`,
+    );
+  }
 }
 
 /** Sanity of the CPU samples for the smoke run. */
@@ -47,4 +55,11 @@ export function cpuProblems(w: WebhookResults): string[] {
     if (cpu && !(cpu.perDeliveryUs.machine > 0 && cpu.machineBusyShare > 0)) problems.push(`webhooks ${name}: no CPU time sampled`);
   }
   return problems;
+}
+
+/** Sanity of the queue floor for the smoke run. */
+export function floorProblems(w: WebhookResults): string[] {
+  if (!w.floor) return ['webhooks floor: the phase did not run'];
+  if (!(w.floor.sent > 0 && w.floor.ok === w.floor.sent && w.floor.perSecond > 0)) return ['webhooks floor: not every delivery was sent and recorded'];
+  return [];
 }

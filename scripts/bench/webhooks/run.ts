@@ -27,6 +27,7 @@ import {
 import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries, type WebhookWorkspaces } from './setup.js';
 import { analyzeWebhookTables } from '../autoanalyze.js';
 import { cpuSnapshot, describeCpu, phaseCpu, type PhaseCpu } from './cpu.js';
+import { floorPhase, type FloorResults } from './floor.js';
 import { runMeasured } from './measured-process.js';
 
 /**
@@ -34,6 +35,7 @@ import { runMeasured } from './measured-process.js';
  * a local HTTPS receiver, compared with a sender loop without the database. Runs, in order:
  *   throughput  N events over W workspaces x 2 endpoints, committed at once, one worker
  *   baseline    the same bodies through the project's sender at the same concurrency
+ *   floor       the same, taken from and recorded in PostgreSQL by the simplest durable queue
  *   latency     events committed one by one at a steady rate below capacity (nothing waits)
  *   reference / failing / scale-out   a smaller backlog with one worker, with failing (500)
  *               endpoints in the mix, and with two workers
@@ -83,7 +85,8 @@ export interface RunStats {
 export interface WebhookResults {
   throughput: RunStats;
   baseline: { sent: number; ok: number; seconds: number; perSecond: number; cpu?: PhaseCpu };
-
+  /** The PostgreSQL queue floor (floor.ts); results files before it have none. */
+  floor?: FloorResults;
   /** worker deliveries/s divided by baseline deliveries/s (target >= 0.5) */
   ratio: number;
   latency: RunStats & { rate: number };
@@ -162,6 +165,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
     await addBenchEndpoints(bench);
     const throughput = await measure(bench, 'throughput (1 worker)', spread(bench, options.events), 1);
     const { baseline, ratio } = await baselinePhase(bench, throughput);
+    const floor = await floorPhase(sql, receiver, env, { count: baseline.sent, concurrency: options.concurrency, baselinePerSecond: baseline.perSecond, log });
     const latency = await latencyPhase(bench);
     const { reference, withFailing, slowdown, two } = await smallerBacklogPhase(bench);
     const backlog = await backlogPhase(bench);
@@ -170,6 +174,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
     return {
       throughput,
       baseline,
+      floor,
       ratio,
       latency,
       failingEndpoints: { reference, withFailing, slowdown },
@@ -184,7 +189,8 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
         'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count. ' +
         'CPU per delivery: utime + stime (/proc/<pid>/stat) of the workers, every postgres process (backends that ended counted through the postmaster\'s cutime + cstime), ' +
         'the receiver and the sender, and the machine\'s busy time (/proc/stat), between samples at the phase\'s start (commit, worker ready, or go) and end, ' +
-        'over the requests the receiver got in between.',
+        'over the requests the receiver got in between. ' +
+        'Queue floor: the baseline\'s deliveries claimed from and recorded in a table of their own by the simplest durable queue (skip locked claim, group-committed outcomes), no webhook limits.',
     };
   } finally {
     await receiver.proc.stop();
