@@ -31,6 +31,7 @@ export function printWebhookCpu(w: WebhookResults, log: (line: string) => void, 
         us(p.receiver),
         us(p.sender),
         us(p.other),
+        us(p.postgresOtherDatabases),
         us(p.machine),
         `${(cpu!.machineBusyShare * 100).toFixed(0)}%`,
       ];
@@ -38,7 +39,7 @@ export function printWebhookCpu(w: WebhookResults, log: (line: string) => void, 
   if (rows.length === 0) return;
   const cores = phases(w).find(([, , cpu]) => cpu)?.[2]?.cores ?? '?';
   log(`\nCPU per delivery in µs (utime + stime between the phase's start and end), and the machine's busy share of its ${cores} cores`);
-  log(table(['phase', 'per s', 'worker(s)', 'postgres', 'of which their backends', 'receiver', 'sender', 'other', 'machine', 'busy'], rows));
+  log(table(['phase', 'per s', 'worker(s)', 'postgres', 'of which their backends', 'receiver', 'sender', 'other', 'of which other databases', 'machine', 'busy'], rows));
   if (w.floor) {
     log(
       `postgres queue floor (skip-locked claim, group-committed outcomes, no webhook limits): ${w.floor.perSecond.toFixed(0)}/s = ` +

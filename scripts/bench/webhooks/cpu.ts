@@ -14,6 +14,10 @@ import type { Sql } from '../../../src/db/connect.js';
  * samples alone would lose the CPU of a backend that ended between them: the postmaster's
  * cutime + cstime grows by the whole lifetime CPU of every child it reaps, so a backend gone by
  * the end counts as that growth minus what it had used at the start.
+ *
+ * Other work shares the server (other databases: tests, other benchmarks' copies): backends
+ * connected to another database at the end sample are counted apart, not as this phase's
+ * PostgreSQL. One that ended before it cannot be told apart any more and stays in.
  */
 
 /** Clock ticks per second of /proc (USER_HZ; `getconf CLK_TCK`, 100 on Linux). */
@@ -68,6 +72,8 @@ export interface CpuSnapshot {
   postgres: Map<number, number>;
   /** cutime + cstime of the postmaster(s). */
   postmasterReaped: number;
+  /** Backends by pid (pg_stat_activity right after the ticks): the bench database's or another's, and the application_name. */
+  backends: Map<number, { ours: boolean; application: string }>;
 }
 
 /** The processes a phase names: the worker(s) or floor queue, the receiver, the sender. */
@@ -77,7 +83,8 @@ export interface PhaseProcesses {
   sender?: number;
 }
 
-export function cpuSnapshot(processes: PhaseProcesses): CpuSnapshot {
+/** `sql` is the bench database's pool. */
+export async function cpuSnapshot(sql: Sql, processes: PhaseProcesses): Promise<CpuSnapshot> {
   const machine = machineTicks();
   const own = new Map<number, number>();
   for (const pid of [...processes.workers, processes.receiver, ...(processes.sender ? [processes.sender] : [])]) {
@@ -94,7 +101,11 @@ export function cpuSnapshot(processes: PhaseProcesses): CpuSnapshot {
     // The postmaster is the postgres process whose parent is not one.
     if (readStat(stat.ppid)?.comm !== 'postgres') postmasterReaped += stat.childTicks;
   }
-  return { at: performance.now(), machine, processes: own, postgres, postmasterReaped };
+  const at = performance.now();
+  const activity = await sql<{ pid: number; ours: boolean; application: string }[]>`
+    select pid, datname = current_database() as ours, application_name as application from pg_stat_activity where datname is not null`;
+  const backends = new Map(activity.map((a) => [a.pid, { ours: a.ours, application: a.application }]));
+  return { at, machine, processes: own, postgres, postmasterReaped, backends };
 }
 
 /** CPU of one phase, per delivery (µs), by group. */
@@ -107,13 +118,15 @@ export interface PhaseCpu {
   perDeliveryUs: {
     /** The worker process(es), or the floor queue's process. */
     workers: number;
-    /** Every PostgreSQL server process. */
+    /** Every PostgreSQL server process but the backends of other databases. */
     postgres: number;
     /** Of which the backends serving the process(es) under test (their application_name). */
     postgresForWorkers: number;
+    /** Backends of other databases on the same server (counted in `other`, not in `postgres`). */
+    postgresOtherDatabases: number;
     receiver: number;
     sender: number | null;
-    /** The machine's busy time less the groups above: the bench's own process, other load. */
+    /** The machine's busy time less the groups above: the bench's own process, other load (other databases' backends included). */
     other: number;
     machine: number;
   };
@@ -127,17 +140,16 @@ function delta(end: Map<number, number>, start: Map<number, number>, pids: Itera
   return sum;
 }
 
-/**
- * The CPU between two snapshots, divided by `deliveries`. `sql` names the backends of the
- * processes under test (pg_stat_activity's application_name), read right after the end snapshot.
- */
-export async function phaseCpu(sql: Sql, start: CpuSnapshot, end: CpuSnapshot, processes: PhaseProcesses, deliveries: number): Promise<PhaseCpu> {
-  const measuredBackends = await sql<{ pid: number }[]>`
-    select pid from pg_stat_activity where application_name = any (${[...MEASURED_APPLICATIONS]}::text[])`;
-  let postgres = end.postmasterReaped - start.postmasterReaped;
-  for (const [pid, ticks] of end.postgres) postgres += ticks - (start.postgres.get(pid) ?? 0);
-  for (const [pid, ticks] of start.postgres) if (!end.postgres.has(pid)) postgres -= ticks;
-  const postgresForWorkers = delta(end.postgres, start.postgres, measuredBackends.map((b) => b.pid).filter((pid) => end.postgres.has(pid)));
+/** The CPU between two snapshots, divided by `deliveries`; backends told apart as the end snapshot saw them. */
+export function phaseCpu(start: CpuSnapshot, end: CpuSnapshot, processes: PhaseProcesses, deliveries: number): PhaseCpu {
+  const { backends } = end;
+  let allPostgres = end.postmasterReaped - start.postmasterReaped;
+  for (const [pid, ticks] of end.postgres) allPostgres += ticks - (start.postgres.get(pid) ?? 0);
+  for (const [pid, ticks] of start.postgres) if (!end.postgres.has(pid)) allPostgres -= ticks;
+  const alive = [...end.postgres.keys()];
+  const postgresForWorkers = delta(end.postgres, start.postgres, alive.filter((pid) => MEASURED_APPLICATIONS.has(backends.get(pid)?.application ?? '')));
+  const otherDatabases = delta(end.postgres, start.postgres, alive.filter((pid) => backends.get(pid)?.ours === false));
+  const postgres = allPostgres - otherDatabases;
   const workers = delta(end.processes, start.processes, processes.workers);
   const receiver = delta(end.processes, start.processes, [processes.receiver]);
   const sender = processes.sender ? delta(end.processes, start.processes, [processes.sender]) : null;
@@ -153,6 +165,7 @@ export async function phaseCpu(sql: Sql, start: CpuSnapshot, end: CpuSnapshot, p
       workers: per(workers),
       postgres: per(postgres),
       postgresForWorkers: per(postgresForWorkers),
+      postgresOtherDatabases: per(otherDatabases),
       receiver: per(receiver),
       sender: sender === null ? null : per(sender),
       other: per(busy - workers - postgres - receiver - (sender ?? 0)),
@@ -167,7 +180,7 @@ export function describeCpu(cpu: PhaseCpu): string {
   const p = cpu.perDeliveryUs;
   const us = (v: number | null) => (v === null ? '-' : v.toFixed(0));
   return (
-    `  CPU µs/delivery: workers ${us(p.workers)}, postgres ${us(p.postgres)} (their backends ${us(p.postgresForWorkers)}), ` +
+    `  CPU µs/delivery: workers ${us(p.workers)}, postgres ${us(p.postgres)} (their backends ${us(p.postgresForWorkers)}; other databases ${us(p.postgresOtherDatabases)}), ` +
     `receiver ${us(p.receiver)}, sender ${us(p.sender)}, other ${us(p.other)}, machine ${us(p.machine)}; ` +
     `machine busy ${(cpu.machineBusyShare * 100).toFixed(0)}% of ${cpu.cores} cores over ${cpu.seconds.toFixed(1)} s`
   );

@@ -71,12 +71,12 @@ export async function floorPhase(
       'webhooks/floor-queue.ts',
       [String(options.concurrency)],
       env,
-      (floorPid) => cpuSnapshot({ workers: [floorPid], receiver: receiver.proc.pid }),
+      (floorPid) => cpuSnapshot(sql, { workers: [floorPid], receiver: receiver.proc.pid }),
       Math.max(120_000, queued * 10),
     );
     const [left] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(FLOOR_TABLE)} where status <> 'delivered'`;
     if (left!.n > 0 || result.ok !== queued) throw new Error(`floor queue: ${left!.n} of ${queued} not recorded as delivered, ${result.ok} answered 2xx`);
-    const cpu = await phaseCpu(sql, start, end, { workers: [pid], receiver: receiver.proc.pid }, result.sent);
+    const cpu = phaseCpu(start, end, { workers: [pid], receiver: receiver.proc.pid }, result.sent);
     const floor: FloorResults = {
       ...result,
       statementsPerDelivery: (result.claims + result.outcomeWrites) / Math.max(1, result.sent),

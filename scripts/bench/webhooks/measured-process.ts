@@ -37,7 +37,7 @@ export async function runMeasured<T, S>(
   script: string,
   args: string[],
   env: Record<string, string>,
-  sample: (pid: number) => S,
+  sample: (pid: number) => Promise<S>,
   runTimeoutMs: number,
 ): Promise<{ result: T; start: S; end: S; pid: number }> {
   const proc = startNode(name, script, { args, env, stdout: 'pipe' });
@@ -55,10 +55,10 @@ export async function runMeasured<T, S>(
   };
   try {
     await waitFor('"ready":true', READY_TIMEOUT_MS);
-    const start = sample(proc.pid);
+    const start = await sample(proc.pid);
     proc.child.kill('SIGUSR2');
     await waitFor('"result":', runTimeoutMs);
-    const end = sample(proc.pid);
+    const end = await sample(proc.pid);
     const line = out.split('\n').find((l) => l.startsWith('{"result":'))!;
     return { result: (JSON.parse(line) as { result: T }).result, start, end, pid: proc.pid };
   } finally {

@@ -223,11 +223,11 @@ async function measure(b: Bench, label: string, events: { workspaceId: string; c
   const commitsBefore = await xactCommits(sql);
   const phaseProcesses = { workers: fleet.pids, receiver: receiver.proc.pid };
   const { committedAt, ids } = await commitEvents(sql, events);
-  const cpuStart = cpuSnapshot(phaseProcesses);
+  const cpuStart = await cpuSnapshot(sql, phaseProcesses);
   await waitForFirstAttempts(sql, receiver, b.log);
-  const cpuEnd = cpuSnapshot(phaseProcesses);
+  const cpuEnd = await cpuSnapshot(sql, phaseProcesses);
   const { requests } = await receiver.summary();
-  const cpu = await phaseCpu(sql, cpuStart, cpuEnd, phaseProcesses, requests);
+  const cpu = phaseCpu(cpuStart, cpuEnd, phaseProcesses, requests);
   const commitsAfter = await xactCommits(sql);
   const counts = await fleet.stop();
   const [attempted] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts`;
@@ -264,15 +264,15 @@ async function baselinePhase(b: Bench, throughput: RunStats): Promise<{ baseline
   await b.receiver.reset();
   const count = Math.min(throughput.deliveries, 40_000);
   const processes = (pid: number) => ({ workers: [], receiver: b.receiver.proc.pid, sender: pid });
-  const { result, start, end, pid } = await runMeasured<Omit<WebhookResults['baseline'], 'cpu'>, ReturnType<typeof cpuSnapshot>>(
+  const { result, start, end, pid } = await runMeasured<Omit<WebhookResults['baseline'], 'cpu'>, Awaited<ReturnType<typeof cpuSnapshot>>>(
     'baseline-sender',
     'webhooks/baseline-sender.ts',
     [String(count), String(b.options.concurrency)],
     b.env,
-    (senderPid) => cpuSnapshot(processes(senderPid)),
+    (senderPid) => cpuSnapshot(b.sql, processes(senderPid)),
     Math.max(120_000, count * 10),
   );
-  const baseline = { ...result, cpu: await phaseCpu(b.sql, start, end, processes(pid), result.sent) };
+  const baseline = { ...result, cpu: phaseCpu(start, end, processes(pid), result.sent) };
   const ratio = throughput.perSecond / baseline.perSecond;
   b.log(`baseline sender        ${baseline.sent} deliveries in ${baseline.seconds.toFixed(1)} s = ${baseline.perSecond.toFixed(0)}/s; worker/baseline ${ratio.toFixed(2)}\n${describeCpu(baseline.cpu)}`);
   return { baseline, ratio };
@@ -361,7 +361,7 @@ async function backlogPhase(b: Bench): Promise<BacklogRow[]> {
     const measured = Math.min(open, options.backlogMeasured);
     const fleet = await startWorkers(1, b.env, options.workDir);
     const phaseProcesses = { workers: fleet.pids, receiver: receiver.proc.pid };
-    const cpuStart = cpuSnapshot(phaseProcesses);
+    const cpuStart = await cpuSnapshot(sql, phaseProcesses);
     let last = { distinct: 0, at: Date.now() };
     let cpuEnd = cpuStart;
     let endRequests = 0;
@@ -369,7 +369,7 @@ async function backlogPhase(b: Bench): Promise<BacklogRow[]> {
       await sleep(POLL_MS);
       const { distinct, requests } = await receiver.summary();
       if (distinct >= measured) {
-        cpuEnd = cpuSnapshot(phaseProcesses);
+        cpuEnd = await cpuSnapshot(sql, phaseProcesses);
         endRequests = requests;
         break;
       }
@@ -378,7 +378,7 @@ async function backlogPhase(b: Bench): Promise<BacklogRow[]> {
     }
     const times = (await receiver.arrivals()).map(([, , at]) => at).sort((x, y) => x - y);
     const { duplicates } = await receiver.summary();
-    const cpu = await phaseCpu(sql, cpuStart, cpuEnd, phaseProcesses, endRequests);
+    const cpu = phaseCpu(cpuStart, cpuEnd, phaseProcesses, endRequests);
     await fleet.stop();
     const seconds = (times[measured - 1]! - times[0]!) / 1000;
     const row = { openDeliveries: open, measured, perSecond: (measured - 1) / seconds, duplicates, cpu };
