@@ -3,12 +3,14 @@ import { connect } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
 import { loadMasterKeys, openSecret } from '../../../src/webhooks/transport/secrets.js';
 import { createWebhookSender } from '../../../src/webhooks/transport/sender.js';
+import { finish, readyThenGo } from './measured-process.js';
 
 /**
  * The webhook baseline (docs/performance.md): the same bodies to the same endpoints through the project's own
  * sender (address check, signing, pinned keep-alive pools, the same headers) at the worker's
  * concurrency, without the database: the deliveries, bodies and secrets are read before the clock
- * starts, and nothing is recorded. Prints {"sent","ok","seconds","perSecond"}.
+ * starts, and nothing is recorded. Started by runMeasured (measured-process.ts), which samples
+ * CPU around the sending; its result is {"sent","ok","seconds","perSecond"}.
  *
  * Arguments: <deliveries to send> <concurrency>. Environment as for the worker.
  */
@@ -41,6 +43,7 @@ const jobs = rows.map((row) => {
 });
 
 const sender = createWebhookSender({ config: config.webhooks, logger });
+await readyThenGo();
 let next = 0;
 let ok = 0;
 const started = performance.now();
@@ -54,6 +57,5 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - started) / 1000;
+finish({ sent: jobs.length, ok, seconds, perSecond: jobs.length / seconds });
 await sender.close();
-process.stdout.write(`${JSON.stringify({ sent: jobs.length, ok, seconds, perSecond: jobs.length / seconds })}\n`);
-process.exit(0);

@@ -58,6 +58,7 @@ export async function startReceiver(workDir: string, certFile: string, keyFile: 
 }
 
 export interface Workers {
+  pids: number[];
   stop(): Promise<{ statements: number; transactions: number }>;
 }
 
@@ -82,6 +83,7 @@ export async function startWorkers(count: number, env: Record<string, string>, w
     await sleep(50);
   }
   return {
+    pids: procs.map((proc) => proc.pid),
     async stop() {
       await Promise.all(procs.map((proc) => proc.stop()));
       let statements = 0;

@@ -10,7 +10,6 @@ import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import { loadMasterKeys } from '../../../src/webhooks/transport/secrets.js';
 import { testCertificates } from '../../../test/support/https-receiver.js';
 import type { BenchDatabase } from '../database.js';
-import { runJson } from '../processes.js';
 import type { SeededData } from '../seed-data.js';
 import {
   largest,
@@ -27,18 +26,23 @@ import {
 } from './harness.js';
 import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries, type WebhookWorkspaces } from './setup.js';
 import { analyzeWebhookTables } from '../autoanalyze.js';
+import { cpuSnapshot, describeCpu, phaseCpu, type PhaseCpu } from './cpu.js';
+import { floorPhase, type FloorResults } from './floor.js';
+import { runMeasured } from './measured-process.js';
 
 /**
  * Webhook delivery: the delivery worker (`offerdesk worker`, start limit lifted) against
  * a local HTTPS receiver, compared with a sender loop without the database. Runs, in order:
  *   throughput  N events over W workspaces x 2 endpoints, committed at once, one worker
  *   baseline    the same bodies through the project's sender at the same concurrency
+ *   floor       the same, taken from and recorded in PostgreSQL by the simplest durable queue
  *   latency     events committed one by one at a steady rate below capacity (nothing waits)
  *   reference / failing / scale-out   a smaller backlog with one worker, with failing (500)
  *               endpoints in the mix, and with two workers
  *   backlog     one worker's rate with 2k / 20k / 200k open deliveries already queued
  *   fairness    one workspace with a huge backlog committed just before 10 events of every other
- * Each is a named phase below; runWebhookBenchmark runs them in this order.
+ * Each is a named phase below; runWebhookBenchmark runs them in this order. The measured phases
+ * also report where their CPU went, per delivery (cpu.ts).
  */
 
 export interface WebhookOptions {
@@ -74,11 +78,15 @@ export interface RunStats {
   transactionsPerDelivery: number | null;
   /** pg_stat_database xact_commit delta of the bench database per delivery (every client). */
   commitsPerDelivery: number | null;
+  /** From the commit to the last first attempt (results files before it have none). */
+  cpu?: PhaseCpu;
 }
 
 export interface WebhookResults {
   throughput: RunStats;
-  baseline: { sent: number; ok: number; seconds: number; perSecond: number };
+  baseline: { sent: number; ok: number; seconds: number; perSecond: number; cpu?: PhaseCpu };
+  /** The PostgreSQL queue floor (floor.ts); results files before it have none. */
+  floor?: FloorResults;
   /** worker deliveries/s divided by baseline deliveries/s (target >= 0.5) */
   ratio: number;
   latency: RunStats & { rate: number };
@@ -105,6 +113,8 @@ export interface BacklogRow {
   measured: number;
   perSecond: number;
   duplicates: number;
+  /** From the worker's start to the measured count of first attempts. */
+  cpu?: PhaseCpu;
 }
 
 const LIFTED_STARTS = '1000000000';
@@ -155,6 +165,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
     await addBenchEndpoints(bench);
     const throughput = await measure(bench, 'throughput (1 worker)', spread(bench, options.events), 1);
     const { baseline, ratio } = await baselinePhase(bench, throughput);
+    const floor = await floorPhase(sql, receiver, env, { count: baseline.sent, concurrency: options.concurrency, baselinePerSecond: baseline.perSecond, log });
     const latency = await latencyPhase(bench);
     const { reference, withFailing, slowdown, two } = await smallerBacklogPhase(bench);
     const backlog = await backlogPhase(bench);
@@ -163,6 +174,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
     return {
       throughput,
       baseline,
+      floor,
       ratio,
       latency,
       failingEndpoints: { reference, withFailing, slowdown },
@@ -174,7 +186,11 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
         'Deliveries/s = first attempts arrived at the receiver / (last arrival - commit). End-to-end = receiver arrival - commit, wall clock. ' +
         'Statements per delivery: every statement the worker process sent (postgres.js debug hook; begin/commit included) / attempts recorded. ' +
         'Commits per delivery: pg_stat_database.xact_commit delta of the bench database / attempts (includes the orchestrator polling). ' +
-        'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count.',
+        'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count. ' +
+        'CPU per delivery: utime + stime (/proc/<pid>/stat) of the workers, every postgres process (backends that ended counted through the postmaster\'s cutime + cstime), ' +
+        'the receiver and the sender, and the machine\'s busy time (/proc/stat), between samples at the phase\'s start (commit, worker ready, or go) and end, ' +
+        'over the requests the receiver got in between. ' +
+        'Queue floor: the baseline\'s deliveries claimed from and recorded in a table of their own by the simplest durable queue (skip locked claim, group-committed outcomes), no webhook limits.',
     };
   } finally {
     await receiver.proc.stop();
@@ -205,8 +221,13 @@ async function measure(b: Bench, label: string, events: { workspaceId: string; c
   await receiver.reset();
   const fleet = await startWorkers(workers, b.env, b.options.workDir);
   const commitsBefore = await xactCommits(sql);
+  const phaseProcesses = { workers: fleet.pids, receiver: receiver.proc.pid };
   const { committedAt, ids } = await commitEvents(sql, events);
+  const cpuStart = await cpuSnapshot(sql, phaseProcesses);
   await waitForFirstAttempts(sql, receiver, b.log);
+  const cpuEnd = await cpuSnapshot(sql, phaseProcesses);
+  const { requests } = await receiver.summary();
+  const cpu = phaseCpu(cpuStart, cpuEnd, phaseProcesses, requests);
   const commitsAfter = await xactCommits(sql);
   const counts = await fleet.stop();
   const [attempted] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts`;
@@ -228,11 +249,12 @@ async function measure(b: Bench, label: string, events: { workspaceId: string; c
     transactionsPerDelivery: counts.transactions / attempts,
     // Two polls of this process per POLL_MS are in it too; an upper bound.
     commitsPerDelivery: (commitsAfter - commitsBefore) / attempts,
+    cpu,
   };
   b.log(
     `${label.padEnd(22)} ${stats.deliveries} deliveries in ${stats.seconds.toFixed(1)} s = ${stats.perSecond.toFixed(0)}/s, ` +
       `commit->receiver p50 ${stats.e2eP50Ms.toFixed(0)} ms p99 ${stats.e2eP99Ms.toFixed(0)} ms, duplicates ${stats.duplicates}, ` +
-      `${stats.statementsPerDelivery?.toFixed(2)} statements and ${stats.transactionsPerDelivery?.toFixed(3)} transactions/delivery`,
+      `${stats.statementsPerDelivery?.toFixed(2)} statements and ${stats.transactionsPerDelivery?.toFixed(3)} transactions/delivery\n${describeCpu(cpu)}`,
   );
   return stats;
 }
@@ -241,9 +263,18 @@ async function measure(b: Bench, label: string, events: { workspaceId: string; c
 async function baselinePhase(b: Bench, throughput: RunStats): Promise<{ baseline: WebhookResults['baseline']; ratio: number }> {
   await b.receiver.reset();
   const count = Math.min(throughput.deliveries, 40_000);
-  const baseline = await runJson<WebhookResults['baseline']>('baseline-sender', 'webhooks/baseline-sender.ts', [String(count), String(b.options.concurrency)], b.env);
+  const processes = (pid: number) => ({ workers: [], receiver: b.receiver.proc.pid, sender: pid });
+  const { result, start, end, pid } = await runMeasured<Omit<WebhookResults['baseline'], 'cpu'>, Awaited<ReturnType<typeof cpuSnapshot>>>(
+    'baseline-sender',
+    'webhooks/baseline-sender.ts',
+    [String(count), String(b.options.concurrency)],
+    b.env,
+    (senderPid) => cpuSnapshot(b.sql, processes(senderPid)),
+    Math.max(120_000, count * 10),
+  );
+  const baseline = { ...result, cpu: phaseCpu(start, end, processes(pid), result.sent) };
   const ratio = throughput.perSecond / baseline.perSecond;
-  b.log(`baseline sender        ${baseline.sent} deliveries in ${baseline.seconds.toFixed(1)} s = ${baseline.perSecond.toFixed(0)}/s; worker/baseline ${ratio.toFixed(2)}`);
+  b.log(`baseline sender        ${baseline.sent} deliveries in ${baseline.seconds.toFixed(1)} s = ${baseline.perSecond.toFixed(0)}/s; worker/baseline ${ratio.toFixed(2)}\n${describeCpu(baseline.cpu)}`);
   return { baseline, ratio };
 }
 
@@ -329,20 +360,29 @@ async function backlogPhase(b: Bench): Promise<BacklogRow[]> {
     await analyzeWebhookTables(sql);
     const measured = Math.min(open, options.backlogMeasured);
     const fleet = await startWorkers(1, b.env, options.workDir);
+    const phaseProcesses = { workers: fleet.pids, receiver: receiver.proc.pid };
+    const cpuStart = await cpuSnapshot(sql, phaseProcesses);
     let last = { distinct: 0, at: Date.now() };
+    let cpuEnd = cpuStart;
+    let endRequests = 0;
     for (;;) {
       await sleep(POLL_MS);
-      const { distinct } = await receiver.summary();
-      if (distinct >= measured) break;
+      const { distinct, requests } = await receiver.summary();
+      if (distinct >= measured) {
+        cpuEnd = await cpuSnapshot(sql, phaseProcesses);
+        endRequests = requests;
+        break;
+      }
       if (distinct !== last.distinct) last = { distinct, at: Date.now() };
       else if (Date.now() - last.at > STALL_TIMEOUT_MS) throw new Error(`backlog ${open}: delivery stalled at ${distinct} first attempts`);
     }
     const times = (await receiver.arrivals()).map(([, , at]) => at).sort((x, y) => x - y);
     const { duplicates } = await receiver.summary();
+    const cpu = phaseCpu(cpuStart, cpuEnd, phaseProcesses, endRequests);
     await fleet.stop();
     const seconds = (times[measured - 1]! - times[0]!) / 1000;
-    const row = { openDeliveries: open, measured, perSecond: (measured - 1) / seconds, duplicates };
-    b.log(`backlog ${String(open).padStart(7)} open      first ${measured} first attempts at ${row.perSecond.toFixed(0)}/s`);
+    const row = { openDeliveries: open, measured, perSecond: (measured - 1) / seconds, duplicates, cpu };
+    b.log(`backlog ${String(open).padStart(7)} open      first ${measured} first attempts at ${row.perSecond.toFixed(0)}/s\n${describeCpu(cpu)}`);
     rows.push(row);
   }
   await clearDeliveries(sql);
