@@ -105,32 +105,68 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
        limit ${maxWorkspaces}
          for update skip locked
     ),
-    picks as (
-      select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, ws.capacity, ws.queue_position
+    -- What each endpoint may still start: its share of attempts in flight (fleet-wide) not taken.
+    rooms as materialized (
+      select e.id as endpoint_id, ws.workspace_id, ws.capacity, ws.queue_position,
+             least(${limit}, greatest(0, ${maxInFlightPerEndpoint} - (
+               select count(*) from webhook_deliveries f
+                where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}
+                  and (f.lease_worker is null or f.lease_worker in (select worker from live))))) as room
         from ws
         join webhook_endpoints e on e.workspace_id = ws.workspace_id and e.removed_at is null
-       cross join lateral (
-             select least(${limit}, greatest(0, ${maxInFlightPerEndpoint} - (
-                      select count(*) from webhook_deliveries f
-                       where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}
-                         and (f.lease_worker is null or f.lease_worker in (select worker from live))))) as room
-           ) share
+    ),
+    -- Each endpoint's first due row (if it has room): every workspace with one gets a delivery.
+    firsts as materialized (
+      select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, r.capacity, r.queue_position
+        from rooms r
        cross join lateral (
              select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
                from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
                         from webhook_deliveries d
-                       where d.endpoint_id = e.id and d.status = 'pending' and d.next_attempt_at <= ${now}
+                       where d.endpoint_id = r.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${now}
+                       order by d.next_attempt_at, d.id
+                       limit least(r.room, 1))
+                     union all
+                     (select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
+                        from webhook_deliveries d
+                       where d.endpoint_id = r.endpoint_id and d.status = 'sending'
+                         and (d.lease_until <= ${now}
+                              or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))) u
+              order by u.next_attempt_at, u.id
+              limit least(r.room, 1)
+           ) d
+    ),
+    -- The most rows one endpoint can give: the batch opens with one delivery of each of the n
+    -- workspaces in firsts (each has capacity), so a workspace's r-th one is taken only if
+    -- n + r - 1 <= limit, and an endpoint's k-th row is at least its workspace's k-th. Reading no
+    -- more keeps a claim from reading and ranking every endpoint's full share (16 x 200 rows for
+    -- 64 taken) when all have a backlog; with n >= limit it reads the first rows alone.
+    reach as (
+      select greatest(1, ${limit} - count(distinct f.workspace_id) + 1) as per_endpoint from firsts f
+    ),
+    picks as (
+      select * from firsts
+      union all
+      select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, r.capacity, r.queue_position
+        from rooms r
+       cross join lateral (select least(r.room, (select per_endpoint from reach)) as room) share
+       cross join lateral (
+             select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
+               from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
+                        from webhook_deliveries d
+                       where d.endpoint_id = r.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${now}
                        order by d.next_attempt_at, d.id
                        limit share.room)
                      union all
                      (select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
                         from webhook_deliveries d
-                       where d.endpoint_id = e.id and d.status = 'sending'
+                       where d.endpoint_id = r.endpoint_id and d.status = 'sending'
                          and (d.lease_until <= ${now}
                               or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))) u
               order by u.next_attempt_at, u.id
-              limit share.room
+              offset 1 limit share.room - 1
            ) d
+       where share.room > 1
     ),
     ranked as (
       select r.*, row_number() over (partition by r.workspace_id
