@@ -1,6 +1,8 @@
 /**
  * Every "now" of the service comes from a Clock, never from `new Date()` in business code,
- * so tests can move time (expiry, retry pauses, rate windows) without sleeping.
+ * so tests can move time (expiry, retry pauses) without sleeping. The API's rate windows are the
+ * exception: they read `Date.now()` (src/api/admission/fixed-windows.ts takes a `now` function for
+ * its own tests), and the API's limit tests move it with vitest's fake Date.
  */
 export interface Clock {
   now(): Date;
