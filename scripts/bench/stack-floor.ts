@@ -93,7 +93,8 @@ async function startBaseline(): Promise<Server> {
   const sql = connect(url.toString(), { max: 1, applicationName: 'offerdesk-bench-stack-floor' });
   const [row] = await sql<{ workspace_id: string }[]>`select workspace_id from offers where id = ${OFFER.id}::uuid`;
   await sql.end();
-  if (!row) throw new Error(`${args.database} has no offer ${OFFER.id}: the baseline needs the bench data`);
+  // The fixture's id is from the seed it was taken from; a database seeded again has new ids.
+  if (!row) throw new Error(`${args.database} has no offer ${OFFER.id} (seeded again since the fixture was taken?): run without --baseline, or update stack-floor/fixture.ts`);
   const port = await freePort();
   const proc = startNode(BASELINE, 'baseline-server.ts', {
     env: { DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', BENCH_WORKSPACE_ID: row.workspace_id },
