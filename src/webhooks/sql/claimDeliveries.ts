@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import type { Queryable } from '../../db/connect.js';
 import type { DevListenTarget } from './devListen.js';
 
@@ -61,6 +62,23 @@ export interface ClaimInput {
 export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promise<ClaimedDelivery[]> {
   const { now, limit, leaseUntil, startsPerWindow, windowEndedBefore, maxInFlightPerEndpoint, maxWorkspaces } = input;
   if (limit <= 0) return [];
+  // The due rows of the endpoint of `rooms r`, oldest first: pending ones due now (at most
+  // `pending` of them) and `sending` ones whose lease has passed or whose worker is gone. firsts
+  // takes the first of them, picks the rest.
+  const dueRows = (pending: postgres.PendingQuery<postgres.Row[]>) => sql`
+             select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
+               from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
+                        from webhook_deliveries d
+                       where d.endpoint_id = r.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${now}
+                       order by d.next_attempt_at, d.id
+                       limit ${pending})
+                     union all
+                     (select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
+                        from webhook_deliveries d
+                       where d.endpoint_id = r.endpoint_id and d.status = 'sending'
+                         and (d.lease_until <= ${now}
+                              or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))) u
+              order by u.next_attempt_at, u.id`;
   return sql<ClaimedDelivery[]>`
     with recursive live as materialized (
       select l.objid::bigint as worker
@@ -120,19 +138,7 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
       select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, r.capacity, r.queue_position
         from rooms r
        cross join lateral (
-             select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
-               from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
-                        from webhook_deliveries d
-                       where d.endpoint_id = r.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${now}
-                       order by d.next_attempt_at, d.id
-                       limit least(r.room, 1))
-                     union all
-                     (select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
-                        from webhook_deliveries d
-                       where d.endpoint_id = r.endpoint_id and d.status = 'sending'
-                         and (d.lease_until <= ${now}
-                              or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))) u
-              order by u.next_attempt_at, u.id
+             ${dueRows(sql`least(r.room, 1)`)}
               limit least(r.room, 1)
            ) d
     ),
@@ -151,19 +157,7 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
         from rooms r
        cross join lateral (select least(r.room, (select per_endpoint from reach)) as room) share
        cross join lateral (
-             select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
-               from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
-                        from webhook_deliveries d
-                       where d.endpoint_id = r.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${now}
-                       order by d.next_attempt_at, d.id
-                       limit share.room)
-                     union all
-                     (select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
-                        from webhook_deliveries d
-                       where d.endpoint_id = r.endpoint_id and d.status = 'sending'
-                         and (d.lease_until <= ${now}
-                              or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))) u
-              order by u.next_attempt_at, u.id
+             ${dueRows(sql`share.room`)}
               offset 1 limit share.room - 1
            ) d
        where share.room > 1
