@@ -1,5 +1,8 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { addSelfTime, type OwnBucket, type Profile } from '../profile-buckets.js';
+
+export type { Profile };
 
 /**
  * CPU profiles of one measured load, taken inside the server process (node:inspector) so that
@@ -34,42 +37,20 @@ export function profileOnSignal(file: string): void {
   });
 }
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-}
-export interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** As scripts/bench/profile-summary.ts buckets, with Ajv's generated validators named. */
-function bucket(node: ProfileNode): string {
-  const { url, functionName } = node.callFrame;
-  if (functionName === '(idle)' || functionName === '(program)' || functionName === '(root)') return functionName;
-  if (functionName === '(garbage collector)') return 'garbage collection';
+/** The stack floor's own frames: Ajv's generated validators, and the rung's code. */
+const stackFloorFrames: OwnBucket = ({ callFrame: { url, functionName } }) => {
   // Ajv compiles each schema into a function without a source file.
   if (!url && /^validate\d*$/.test(functionName)) return 'ajv: generated validators';
-  if (!url) return `native: ${functionName || '(anonymous)'}`;
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return `package ${pkg[1]}`;
-  if (url.startsWith('node:')) return `node ${url.slice(5).split('/')[0]}`;
   if (url.includes('/scripts/bench/')) return 'the rung itself (scripts/bench)';
-  const own = /\/(src|dist\/src)\/([^/]+)/.exec(url);
-  if (own) return `offerdesk src/${own[2]}`;
-  return url;
-}
+  return undefined;
+};
 
 /** Self time per bucket in µs per request, busy time only (idle left out). */
 export function perRequest(profile: Profile, requests: number): Map<string, number> {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const totals = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    const key = bucket(byId.get(id)!);
-    if (key === '(idle)' || key === '(root)') return;
-    totals.set(key, (totals.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  });
+  addSelfTime(totals, profile, stackFloorFrames);
+  totals.delete('(idle)');
+  totals.delete('(root)');
   for (const [key, us] of totals) totals.set(key, us / requests);
   return totals;
 }
