@@ -63,8 +63,8 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
   const { now, limit, leaseUntil, startsPerWindow, windowEndedBefore, maxInFlightPerEndpoint, maxWorkspaces } = input;
   if (limit <= 0) return [];
   // The due rows of the endpoint of `rooms r`, oldest first: pending ones due now (at most
-  // `pending` of them) and `sending` ones whose lease has passed or whose worker is gone. firsts
-  // takes the first of them, picks the rest.
+  // `pending` of them) and stale `sending` ones (lease passed or worker gone, from `stale`).
+  // firsts takes the first of them, picks the rest.
   const dueRows = (pending: postgres.PendingQuery<postgres.Row[]>) => sql`
              select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
                from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
@@ -73,11 +73,9 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
                        order by d.next_attempt_at, d.id
                        limit ${pending})
                      union all
-                     (select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
-                        from webhook_deliveries d
-                       where d.endpoint_id = r.endpoint_id and d.status = 'sending'
-                         and (d.lease_until <= ${now}
-                              or (d.lease_worker is not null and d.lease_worker not in (select worker from live))))) u
+                     (select g.id, g.workspace_id, g.endpoint_id, g.next_attempt_at
+                        from stale g
+                       where g.endpoint_id = r.endpoint_id)) u
               order by u.next_attempt_at, u.id`;
   return sql<ClaimedDelivery[]>`
     with recursive live as materialized (
@@ -86,6 +84,18 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
        where l.locktype = 'advisory' and l.granted and l.objsubid = 2
          and l.classid::bigint = ${input.workerLockClass}
          and l.database = (select oid from pg_database where datname = current_database())
+    ),
+    -- Attempts in flight that are stale: the lease has passed or the worker no longer holds its
+    -- liveness lock. Read once from webhook_deliveries_sending_idx, which holds only attempts in
+    -- flight (at most the fleet's concurrency plus outcomes not yet written), rather than once per
+    -- endpoint and once per workspace with nothing pending due (that probe read every attempt in
+    -- flight each time); usually empty.
+    stale as materialized (
+      select f.id, f.workspace_id, f.endpoint_id, f.next_attempt_at
+        from webhook_deliveries f
+       where f.status = 'sending'
+         and (f.lease_until <= ${now}
+              or (f.lease_worker is not null and f.lease_worker not in (select worker from live)))
     ),
     -- Workspaces with open deliveries, one index probe each (a loose scan of
     -- webhook_deliveries_workspace_due_idx), so a queue of many idle workspaces costs nothing.
@@ -113,12 +123,7 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
          and (coalesce((select true from webhook_deliveries d
                          where d.workspace_id = s.workspace_id and d.status = 'pending' and d.next_attempt_at <= ${now}
                          limit 1), false)
-              or coalesce((select true from webhook_endpoints se
-                             join webhook_deliveries d on d.endpoint_id = se.id and d.status = 'sending'
-                            where se.workspace_id = s.workspace_id
-                              and (d.lease_until <= ${now}
-                                   or (d.lease_worker is not null and d.lease_worker not in (select worker from live)))
-                            limit 1), false))
+              or s.workspace_id in (select g.workspace_id from stale g))
        order by s.queue_position, s.workspace_id
        limit ${maxWorkspaces}
          for update skip locked

@@ -67,6 +67,39 @@ describe('claims of a worker whose session is gone', () => {
     expect((await claimBatch(workerB, share + 2)).deliveries).toHaveLength(share);
   });
 
+  it("gives a dead worker's claims back to their own endpoints, oldest first, and leaves a live worker's alone", async () => {
+    const share = maxInFlightPerEndpoint(f.deps.settings.concurrency);
+    const withDueDeliveries = async () => {
+      const ws = await workspace(f);
+      await endpoint(f, ws, { events: ['offer.sent'] });
+      for (let i = 0; i < share; i++) await sentOffer(f, ws.workspaceId);
+      await f.engine.fanOut();
+      return ws.workspaceId;
+    };
+    const dead = await f.sql.reserve();
+    await dead`select pg_advisory_lock(${WORKER_LOCK_CLASS}::int, 4244::int)`;
+    const live = await f.sql.reserve();
+    await live`select pg_advisory_lock(${WORKER_LOCK_CLASS}::int, 4245::int)`;
+    const taken = [await withDueDeliveries(), await withDueDeliveries()];
+    const byDead = await claimBatch({ ...f.deps, workerId: () => 4244 }, 2 * share);
+    const kept = await withDueDeliveries();
+    expect((await claimBatch({ ...f.deps, workerId: () => 4245 }, share)).deliveries).toHaveLength(share);
+    // Each endpoint also has a newer due delivery, which comes after the claims taken over.
+    f.clock.advance(1000);
+    for (const workspaceId of [...taken, kept]) await sentOffer(f, workspaceId);
+    await f.engine.fanOut();
+
+    await dead`select pg_advisory_unlock_all()`;
+    dead.release();
+    const byOther = await claimBatch({ ...f.deps, workerId: () => 9 }, 3 * share + 3);
+
+    const ids = (batch: typeof byOther) => batch.deliveries.map((d) => d.id).sort();
+    expect(byDead.deliveries).toHaveLength(2 * share);
+    expect(ids(byOther)).toEqual(ids(byDead));
+    await live`select pg_advisory_unlock_all()`;
+    live.release();
+  });
+
   it('a claim without a liveness id (an older process) still waits for its lease', async () => {
     await oneDueDelivery();
     expect((await claimBatch(f.deps, 1)).deliveries).toHaveLength(1);
