@@ -115,7 +115,9 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
                   then ${startsPerWindow} - s.window_starts
                   else ${startsPerWindow} end as capacity
         from webhook_workspace_state s
-       where s.workspace_id in (select workspace_id from open_workspaces where workspace_id is not null)
+       -- One array, built once: as a semi-join against the CTE the generic plan compared every
+       -- state row with every open workspace (n x n).
+       where s.workspace_id = any ((select array_agg(workspace_id) from open_workspaces where workspace_id is not null)::uuid[])
          and (s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
               or s.window_starts < ${startsPerWindow})
          -- Scalar probes, one per workspace, each reading one index entry: an exists here may be
