@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 
 /** SPEC.md "Authentication" 2: "Keys begin with a fixed service-specific prefix followed by `live_`". */
 export const API_KEY_PREFIX = 'odk_live_';
@@ -20,7 +20,16 @@ export function isWellFormedApiKey(candidate: string): boolean {
 
 /** Keys are stored only as this hash (SHA-256 of the whole key). */
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return Buffer.from(hashApiKeyText(key), 'base64url');
+}
+
+/**
+ * The same hash as base64url text, as the rate limiter keys it. One call without the Hash object
+ * createHash builds, and text first: Node makes a digest's text faster than its Buffer, and the
+ * Buffer from the text faster still (this runs on every API request).
+ */
+export function hashApiKeyText(key: string): string {
+  return hash('sha256', key, 'base64url');
 }
 
 /** Last four characters, shown in key lists so a person can tell keys apart. */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -16,6 +15,7 @@ import { reply } from '../api/errors.js';
 import { createOperations } from '../api/operations.js';
 import { probePostgres, readinessHandler, type WorkerProgress } from './readiness.js';
 import { sendJson } from '../http/respond.js';
+import { requestLog, responseDeadline } from './request-log.js';
 
 export interface AppDeps {
   sql: Sql;
@@ -49,7 +49,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   // The base path and every path under it match exactly: `/API/V1/workspace` is a path that does
   // not exist (SPEC.md "Methods": 404 for every method), not another spelling of the API.
   app.set('case sensitive routing', true);
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, config.trustProxy !== false));
 
   // The database answers within the probe deadline (src/service/readiness.ts); never waits longer.
   app.get('/healthz', async (_req, res) => {
@@ -68,15 +68,12 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.use('/docs', express.static(docsDir, { redirect: true, index: 'index.html', maxAge: '5m' }));
 
   app.use(API_BASE_PATH, responseDeadline(config.http.responseDeadlineMs, logger));
-  app.use(API_BASE_PATH, async (req: Request, res: Response) => {
+  app.use(API_BASE_PATH, (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
     res.locals.apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers };
-    try {
-      await api.handleRequest(res.locals.apiRequest, req, res);
-    } catch (error) {
-      answerUnexpectedError(res, logger, error);
-    }
+    // Not returned: Express would attach a handler of its own to the promise.
+    api.handleRequest(res.locals.apiRequest, req, res).catch((error: unknown) => answerUnexpectedError(res, logger, error));
   });
 
   // The management console and its API (console-api.yaml), on the same port.
@@ -109,6 +106,8 @@ function routedMethod(method: string): string {
  * ID of the wrong form, which passes every check and ends in 404 (SPEC.md "Order of checks").
  */
 function decodablePath(path: string): string {
+  // Without a `%` there is no escape to be malformed.
+  if (!path.includes('%')) return path;
   return path
     .split('/')
     .map((segment) => {
@@ -120,24 +119,6 @@ function decodablePath(path: string): string {
       }
     })
     .join('/');
-}
-
-/**
- * No request waits without bound: one that has no answer after `ms` (a database connection that
- * never answers, a pool that never frees) gets SPEC.md's 500 `internal_error`, with whatever
- * RateLimit-* headers it already has. The handler may still finish; its late answer is dropped.
- */
-function responseDeadline(ms: number, logger: Logger) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const timer = setTimeout(() => {
-      if (res.headersSent) return;
-      logger.error({ requestId: res.locals.requestId, path: req.path, deadlineMs: ms }, 'request passed its deadline');
-      reply.internalError(res);
-    }, ms);
-    res.once('close', () => clearTimeout(timer));
-    res.once('finish', () => clearTimeout(timer));
-    next();
-  };
 }
 
 /** Logged with its cause, answered with SPEC.md's generic 500 body (nothing internal in it). */
@@ -153,28 +134,4 @@ function answerUnexpectedError(res: Response, logger: Logger, error: unknown): v
     return;
   }
   reply.internalError(res);
-}
-
-/** One JSON line per request, with a request id that is also returned to the caller. */
-function requestLog(logger: Logger) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    const requestId = randomUUID();
-    res.locals.requestId = requestId;
-    res.set('X-Request-Id', requestId);
-    res.on('finish', () => {
-      logger.info(
-        {
-          requestId,
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-          ip: req.ip,
-        },
-        'request',
-      );
-    });
-    next();
-  };
 }

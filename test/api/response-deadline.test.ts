@@ -39,4 +39,28 @@ describe('the response deadline', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await get(api.baseUrl + '/workspace', ws.key)).status).toBe(200);
   });
+
+  it('requests answered around a held one leave it its own deadline, and the next held one gets its own', async () => {
+    const lock = await api.db.sql.reserve();
+    await lock`begin`;
+    await lock`lock table api_keys in access exclusive mode`;
+    try {
+      for (let round = 0; round < 2; round++) {
+        const quickBefore = await get(api.baseUrl + '/openapi.json');
+        expect(quickBefore.status).toBe(200);
+        const started = performance.now();
+        const held = get(api.baseUrl + '/workspace', ws.key);
+        // Answered while the held request waits: each leaves the deadlines before it comes.
+        for (let i = 0; i < 3; i++) expect((await get(api.baseUrl + '/openapi.json')).status).toBe(200);
+        const res = await held;
+        const ms = performance.now() - started;
+        expect(res.status).toBe(500);
+        expect(ms).toBeGreaterThanOrEqual(DEADLINE_MS - 20);
+        expect(ms).toBeLessThan(DEADLINE_MS + 1_500);
+      }
+    } finally {
+      await lock`rollback`;
+      lock.release();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { hashApiKey } from '../../domain/api-key-format.js';
+import { hashApiKeyText } from '../../domain/api-key-format.js';
 import { reply } from '../errors.js';
 import { ipLimitKey } from '../../http/client-ip.js';
 import { presentedKey } from './authorization.js';
@@ -30,7 +30,8 @@ export class Refusal {
 }
 
 export async function admit(req: Request, res: Response, limits: RateLimits): Promise<Admission> {
-  const ip = await limits.consumeIp(ipLimitKey(req.ip));
+  // The address the request log read for this request (src/service/request-log.ts): req.ip.
+  const ip = await limits.consumeIp(ipLimitKey((res.locals.clientIp as string | undefined) ?? req.ip));
   if (!ip.allowed) return refused((r) => reply.rateLimited(r, ip.resetSeconds));
 
   if (rawQuery(req.originalUrl).length > MAX_QUERY_LENGTH) return refused((r) => reply.queryTooLong(r));
@@ -38,9 +39,10 @@ export async function admit(req: Request, res: Response, limits: RateLimits): Pr
   const key = presentedKey(req.headers.authorization);
   if (key === null) return refused((r) => reply.unauthorized(r));
 
-  const keyHash = hashApiKey(key);
   // The limiter store sees the key's SHA-256 (as stored in api_keys), never the key itself.
-  const window = await limits.consumeKey(keyHash.toString('base64url'));
+  const keyHashText = hashApiKeyText(key);
+  const keyHash = Buffer.from(keyHashText, 'base64url');
+  const window = await limits.consumeKey(keyHashText);
   setRateHeaders(res, window);
   if (!window.allowed) return refused((r) => reply.rateLimited(r, window.resetSeconds));
   return { keyHash };
@@ -51,7 +53,7 @@ function refused(answer: (res: Response) => void): never {
 }
 
 function setRateHeaders(res: Response, window: WindowState): void {
-  res.set('RateLimit-Limit', String(window.limit));
-  res.set('RateLimit-Remaining', String(window.remaining));
-  res.set('RateLimit-Reset', String(window.resetSeconds));
+  res.setHeader('RateLimit-Limit', String(window.limit));
+  res.setHeader('RateLimit-Remaining', String(window.remaining));
+  res.setHeader('RateLimit-Reset', String(window.resetSeconds));
 }
