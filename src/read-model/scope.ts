@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { Queryable } from '../db/connect.js';
+import { rowObjects } from '../db/fixed-shape-rows.js';
 
 /**
  * Whose data a read may see: a workspace named by the caller (the webhook engine, the benchmark's
@@ -37,21 +38,23 @@ export async function readInScope<R extends object>(
   read: (workspace: Fragment) => Fragment,
   order: Fragment,
 ): Promise<Scoped<R[]>> {
+  // Rows come back as arrays and are made into objects of one shape (db/fixed-shape-rows.ts):
+  // an Offer's columns and the two scope columns are more than V8 keeps in fast objects.
   if ('workspaceId' in scope) {
-    const rows = await sql<R[]>`select r.* from (${read(sql`${scope.workspaceId}::uuid`)}) r order by ${order}`;
-    return { workspaceId: scope.workspaceId, value: rows };
+    const result = await sql`select r.* from (${read(sql`${scope.workspaceId}::uuid`)}) r order by ${order}`.values();
+    return { workspaceId: scope.workspaceId, value: rowObjects<R>(result) };
   }
   // The key's row goes by an alias no read uses: a read's own `k` would otherwise shadow it.
-  const rows = await sql<(R & { scope_workspace_id: string; in_scope: boolean | null })[]>`
+  // Columns 0 and 1 are the key's workspace and the marker of a row the read found.
+  const result = await sql`
     select scope_key.workspace_id as scope_workspace_id, r.*
       from api_keys scope_key
       left join lateral (select true as in_scope, s.* from (${read(sql`scope_key.workspace_id`)}) s) r on true
      where scope_key.key_hash = ${scope.apiKeyHash} and ${validKeySql(sql, 'scope_key', now)}
-     order by ${order}`;
-  const [first] = rows;
+     order by ${order}`.values();
+  const first = result[0];
   if (!first) return null;
-  // The two marker columns stay on the rows: every caller maps rows to wire shapes field by field.
-  return { workspaceId: first.scope_workspace_id, value: rows.filter((row) => row.in_scope) };
+  return { workspaceId: first[0] as string, value: rowObjects<R>(result, 2, (values) => values[1] === true) };
 }
 
 /** The key check alone (the benchmark's baseline for unknown keys): the key's workspace, or null. */
