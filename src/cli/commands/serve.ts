@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { coerceError, createServiceLogger } from '../../log.js';
 import { runService, type RunningService } from '../../server.js';
+import { boundHeapGrowth } from '../../service/heap-growth.js';
 
 /**
  * One Ctrl-C can be delivered twice: by the terminal to the whole foreground process group and
@@ -30,6 +31,7 @@ function parsePort(raw: string): number {
 }
 
 async function serve(options: { port?: number; worker: boolean; json?: boolean }): Promise<void> {
+  boundHeapGrowth();
   const config = loadConfig();
   const logger = createServiceLogger(config);
 
