@@ -98,17 +98,27 @@ export function cannedSql(): Sql {
     }
     return answer;
   };
+  /** postgres.js's `.values()`: each row an array in column order, and the statement's columns. */
+  const asValues = (rows: Rows) =>
+    Object.assign(
+      rows.map((row) => Object.values(row)),
+      { columns: Object.keys(rows[0] ?? {}).map((name) => ({ name })) },
+    );
   function sql(first: unknown, ...values: unknown[]) {
     if (!Array.isArray(first) || !('raw' in first)) return { identifier: first };
     const strings = first as unknown as TemplateStringsArray;
+    const answer = <R, T>(shape: (rows: Rows) => R, resolve: (rows: R) => T, reject: (error: unknown) => T) =>
+      Promise.resolve()
+        .then(() => shape(answerFor(strings)()))
+        .then(resolve, reject);
     return {
       strings,
-      values,
+      values() {
+        return { then: <T>(resolve: (rows: ReturnType<typeof asValues>) => T, reject: (error: unknown) => T) => answer(asValues, resolve, reject) };
+      },
       cancel() {},
       then<T>(resolve: (rows: Rows) => T, reject: (error: unknown) => T) {
-        return Promise.resolve()
-          .then(() => answerFor(strings)())
-          .then(resolve, reject);
+        return answer((rows) => rows, resolve, reject);
       },
     };
   }
