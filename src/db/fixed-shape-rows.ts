@@ -16,6 +16,15 @@ type Make = (values: readonly unknown[]) => Record<string, unknown>;
 const builders = new Map<string, Make>();
 
 /**
+ * The same builders by the result's `columns` array itself: postgres.js hands back one array per
+ * prepared statement and connection (`result.columns = query.statement.columns`), so a read of a
+ * statement seen before finds its builder without joining its column names into a key. Weak, so
+ * the entries go with the statements; an array seen for the first time (a new connection, or a
+ * statement not prepared) falls back to the names.
+ */
+const byColumns = new WeakMap<readonly object[], Make[]>();
+
+/**
  * A builder of objects from row arrays: the properties are `names` in order, read from the
  * array from index `from` on (columns before it are left out of the object).
  */
@@ -34,6 +43,15 @@ function builder(names: readonly string[], from: number): Make {
   return make;
 }
 
+function builderFor(columns: readonly { name: string }[], from: number): Make {
+  let makes = byColumns.get(columns);
+  if (makes === undefined) byColumns.set(columns, (makes = []));
+  return (makes[from] ??= builder(
+    columns.map((column) => column.name),
+    from,
+  ));
+}
+
 /** What `.values()` resolves to: rows as arrays, and the statement's columns. */
 export interface ValuesResult {
   readonly length: number;
@@ -47,10 +65,7 @@ export interface ValuesResult {
  */
 export function rowObjects<R>(result: ValuesResult, from = 0, keep?: (values: readonly unknown[]) => boolean): R[] {
   if (result.length === 0) return [];
-  const make = builder(
-    result.columns.map((column) => column.name),
-    from,
-  );
+  const make = builderFor(result.columns, from);
   const rows: R[] = [];
   for (let i = 0; i < result.length; i++) {
     const values = result[i]!;

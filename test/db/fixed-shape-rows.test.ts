@@ -48,6 +48,31 @@ describe('rowObjects', () => {
     expect(rowObjects(result, 2)).toHaveLength(4);
   });
 
+  it('finds the builder of a statement it has seen by its columns array, without reading the names again', async () => {
+    // postgres.js hands back one columns array per prepared statement and connection.
+    const connection = await db.sql.reserve();
+    const first = await connection`select 1 as a, 2 as b, 3 as c`.values();
+    const again = await connection`select 1 as a, 2 as b, 3 as c`.values();
+    connection.release();
+    expect(again.columns).toBe(first.columns);
+    let reads = 0;
+    const columns = first.columns.map((column) => ({
+      get name() {
+        reads++;
+        return column.name;
+      },
+    }));
+    const result = Object.assign([[1, 2, 3]], { columns });
+    expect(rowObjects(result)).toEqual([{ a: 1, b: 2, c: 3 }]);
+    const afterFirst = reads;
+    expect(afterFirst).toBeGreaterThan(0);
+    expect(rowObjects(result, 1)).toEqual([{ b: 2, c: 3 }]);
+    expect(rowObjects(result)).toEqual([{ a: 1, b: 2, c: 3 }]);
+    expect(rowObjects(result, 1)).toEqual([{ b: 2, c: 3 }]);
+    // Once for each `from`, never again for either.
+    expect(reads).toBe(afterFirst * 2);
+  });
+
   it('gives no rows for an empty result', async () => {
     expect(rowObjects(await db.sql`select 1 as one where false`.values())).toEqual([]);
   });
