@@ -98,27 +98,40 @@ export function cannedSql(): Sql {
     }
     return answer;
   };
-  /** postgres.js's `.values()`: each row an array in column order, and the statement's columns. */
-  const asValues = (rows: Rows) =>
-    Object.assign(
+  /**
+   * postgres.js's `.values()`: each row an array in column order, and the statement's columns,
+   * one array per statement as postgres.js keeps it (src/db/fixed-shape-rows.ts finds its row
+   * builder by that array).
+   */
+  const columnsOf = new WeakMap<() => Rows, { name: string }[]>();
+  const asValues = (answer: () => Rows) => (rows: Rows) => {
+    let columns = columnsOf.get(answer);
+    if (!columns) columnsOf.set(answer, (columns = Object.keys(rows[0] ?? {}).map((name) => ({ name }))));
+    return Object.assign(
       rows.map((row) => Object.values(row)),
-      { columns: Object.keys(rows[0] ?? {}).map((name) => ({ name })) },
+      { columns },
     );
+  };
   function sql(first: unknown, ...values: unknown[]) {
     if (!Array.isArray(first) || !('raw' in first)) return { identifier: first };
     const strings = first as unknown as TemplateStringsArray;
-    const answer = <R, T>(shape: (rows: Rows) => R, resolve: (rows: R) => T, reject: (error: unknown) => T) =>
+    const answer = <R, T>(shape: (canned: () => Rows) => (rows: Rows) => R, resolve: (rows: R) => T, reject: (error: unknown) => T) =>
       Promise.resolve()
-        .then(() => shape(answerFor(strings)()))
+        .then(() => {
+          const canned = answerFor(strings);
+          return shape(canned)(canned());
+        })
         .then(resolve, reject);
     return {
       strings,
       values() {
-        return { then: <T>(resolve: (rows: ReturnType<typeof asValues>) => T, reject: (error: unknown) => T) => answer(asValues, resolve, reject) };
+        return {
+          then: <T>(resolve: (rows: ReturnType<ReturnType<typeof asValues>>) => T, reject: (error: unknown) => T) => answer(asValues, resolve, reject),
+        };
       },
       cancel() {},
       then<T>(resolve: (rows: Rows) => T, reject: (error: unknown) => T) {
-        return answer((rows) => rows, resolve, reject);
+        return answer(() => (rows) => rows, resolve, reject);
       },
     };
   }
