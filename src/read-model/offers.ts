@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
 import { overduePageIds } from './overdue-page.js';
+import { rowLimitSql } from './row-limit.js';
 import { readInScope, type Fragment, type Scope, type Scoped } from './scope.js';
 import type { Offer, OfferEvent, OfferStatus } from './types.js';
 
@@ -177,7 +178,7 @@ export async function readOfferPage(
     select k.id from offers k
      where k.workspace_id = ${workspace} and k.status = 'sent' and not ${overdueSql(sql, 'k', now)} ${beyond('k')}
      order by k.created_at desc, k.id desc
-     limit ${take}`;
+     limit ${rowLimitSql(sql, take)}`;
   const read = (workspace: Fragment) => {
     if (status === 'expired') {
       // Two index-ordered streams, each at most n + 1 rows, merged: offers the expiry job has
@@ -186,12 +187,12 @@ export async function readOfferPage(
         select * from (
           (select ${columns} from offers o
             where o.workspace_id = ${workspace} and o.status = 'expired' ${beyond('o')}
-            order by o.created_at desc, o.id desc limit ${take})
+            order by o.created_at desc, o.id desc limit ${rowLimitSql(sql, take)})
           union all
           (${sentPage(overduePageIds(sql, { workspace, afterCreatedAt: after?.createdAt ?? null, beyond, take, now }))})
         ) page
         order by page.position::timestamptz desc, page.id desc
-        limit ${take}`;
+        limit ${rowLimitSql(sql, take)}`;
     }
     if (status === 'sent') return sentPage(duePageIds(workspace));
     const filter = status === null ? sql`` : sql`and o.status = ${status}`;
@@ -199,7 +200,7 @@ export async function readOfferPage(
       select ${columns} from offers o
       where o.workspace_id = ${workspace} ${filter} ${beyond('o')}
       order by o.created_at desc, o.id desc
-      limit ${take}`;
+      limit ${rowLimitSql(sql, take)}`;
   };
   const found = await readInScope<OfferRow>(sql, scope, now, read, sql`r.position::timestamptz desc, r.id desc`);
   if (!found) return null;

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
 import type { Fragment } from './scope.js';
+import { rowLimitSql } from './row-limit.js';
 
 /**
  * The week of a deadline: exactly the key expression of offers_sent_deadline_week_list_idx
@@ -53,7 +54,7 @@ export function overduePageIds(sql: Queryable, input: OverduePageInput): Fragmen
          where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)}
            and k.expires_at <= ${newest()} ${beyond('k')}
          order by k.expires_at desc
-         limit ${take}) b),
+         limit ${rowLimitSql(sql, take)}) b),
     candidates as (
       select c.id, c.created_at
         from bound
@@ -63,12 +64,12 @@ export function overduePageIds(sql: Queryable, input: OverduePageInput): Fragmen
           where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)}
             and ${deadlineWeekSql(sql, sql`k.expires_at`)} = week.start ${beyond('k')}
           order by k.created_at desc, k.id desc
-          limit ${take}) c
+          limit ${rowLimitSql(sql, take)}) c
       union all
       select k.id, k.created_at from offers k
        where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)}
          and k.expires_at >= ${thisWeek()} ${beyond('k')})
     select c.id from candidates c
      order by c.created_at desc, c.id desc
-     limit ${take}`;
+     limit ${rowLimitSql(sql, take)}`;
 }
