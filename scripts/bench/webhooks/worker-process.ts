@@ -1,14 +1,13 @@
-import postgres from 'postgres';
 import { systemClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
-import type { Sql } from '../../../src/db/connect.js';
+import { connect } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
 import { startWorker } from '../../../src/webhooks/engine/worker.js';
 
 /**
  * One delivery worker as `offerdesk worker` runs it (startWorker with configuration from the
- * environment), on a pool configured exactly like src/db/connect.ts plus postgres.js's `debug`
- * hook, which sees every statement the worker sends: that count is the benchmark's "database round
+ * environment), on the service's own pool (src/db/connect.ts) with postgres.js's `debug` hook,
+ * which sees every statement the worker sends: that count is the benchmark's "database round
  * trips" (an upper bound: statements postgres.js pipelines inside one transaction share a trip).
  *
  * Prints {"ready":true} once started; on SIGTERM stops the worker the way `worker` does (in-flight
@@ -18,19 +17,14 @@ const config = loadConfig();
 if (!config.databaseUrl) throw new Error('worker-process needs DATABASE_URL');
 let statements = 0;
 let transactions = 0;
-const sql = postgres(config.databaseUrl, {
+const sql = connect(config.databaseUrl, {
   max: config.databasePoolSize,
-  onnotice: () => {},
-  connection: { application_name: 'offerdesk-bench-worker', TimeZone: 'UTC' },
-  types: {
-    bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
-  },
-  debug: (_connection: number, query: string) => {
+  applicationName: 'offerdesk-bench-worker',
+  debug: (_connection, query) => {
     statements++;
     if (/^\s*begin\b/i.test(query)) transactions++;
   },
-}) as unknown as Sql;
-
+});
 const logger = createLogger(config.logLevel, 'offerdesk-bench-worker');
 const worker = await startWorker({ sql, databaseUrl: config.databaseUrl, config, clock: systemClock, logger });
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
