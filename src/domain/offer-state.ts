@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import type { OfferStatus } from '../contract.js';
 import { exhaustive } from '../exhaustive.js';
 import type { Queryable, Tx } from '../db/connect.js';
@@ -84,9 +85,10 @@ export function statusAt(offer: LockedOffer, at: Date): OfferStatus {
 
 /**
  * The same rule as statusAt, in SQL, for the reads that report statuses (src/read-model): true
- * when the offers row `alias` is a sent offer at or past its deadline at `at`.
+ * when the offers row `alias` is a sent offer at or past its deadline at `at` (a time, or SQL
+ * that gives one).
  */
-export function overdueSql(sql: Queryable, alias: string, at: Date) {
+export function overdueSql(sql: Queryable, alias: string, at: Date | postgres.PendingQuery<postgres.Row[]>) {
   return sql`(${sql(alias)}.status = 'sent' and ${sql(alias)}.expires_at <= ${at})`;
 }
 

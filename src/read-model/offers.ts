@@ -156,9 +156,12 @@ export async function readOfferPage(
 ): Promise<Scoped<OfferPage>> {
   const { status, after, limit, now } = input;
   const columns = offerColumns(sql, now);
+  // The cursor's values go in as subqueries, which PostgreSQL runs once before the scan and cannot
+  // see into when planning: priced for the values at hand, the page's plan cost less than the plan
+  // for any values, and PostgreSQL planned every request (row-limit.ts).
   const beyond = (alias: string) =>
     after
-      ? sql`and (${sql(alias)}.created_at, ${sql(alias)}.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+      ? sql`and (${sql(alias)}.created_at, ${sql(alias)}.id) < ((select ${after.createdAt}::timestamptz), (select ${after.id}::uuid))`
       : sql``;
   const take = limit + 1;
   /**

@@ -41,17 +41,20 @@ export interface OverduePageInput {
  * The page is the newest n + 1 of those: at most n + 1 per week spanned, not every offer due.
  */
 export function overduePageIds(sql: Queryable, input: OverduePageInput): Fragment {
-  const { workspace, beyond, take, now } = input;
+  const { workspace, beyond, take } = input;
+  // The times go in as subqueries, which PostgreSQL runs once before the rest and cannot see into
+  // when planning (as the cursor, offers.ts). Written into the conditions, a plan made for the
+  // values at hand priced the deadline ranges by them, the plan for any values by a guess, and
+  // PostgreSQL planned every request (row-limit.ts); priced alike, the plan for any values is kept.
+  const now = () => sql`(select ${input.now}::timestamptz)`;
   const newest = () =>
-    input.afterCreatedAt === null
-      ? sql`${now}::timestamptz`
-      : sql`least(${now}::timestamptz, ${input.afterCreatedAt}::timestamptz)`;
-  const thisWeek = () => deadlineWeekSql(sql, sql`${now}::timestamptz`);
+    input.afterCreatedAt === null ? now() : sql`(select least(${input.now}::timestamptz, ${input.afterCreatedAt}::timestamptz))`;
+  const thisWeek = () => sql`(select ${deadlineWeekSql(sql, sql`${input.now}::timestamptz`)})`;
   return sql`
     with bound as materialized (
       select coalesce(min(b.created_at), ${newest()}) as m from (
         select k.created_at from offers k
-         where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)}
+         where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now())}
            and k.expires_at <= ${newest()} ${beyond('k')}
          order by k.expires_at desc
          limit ${rowLimitSql(sql, take)}) b),
@@ -61,13 +64,13 @@ export function overduePageIds(sql: Queryable, input: OverduePageInput): Fragmen
        cross join generate_series(${deadlineWeekSql(sql, sql`bound.m`)}, ${thisWeek()} - interval '7 days', interval '7 days') as week(start)
        cross join lateral (
          select k.id, k.created_at from offers k
-          where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)}
+          where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now())}
             and ${deadlineWeekSql(sql, sql`k.expires_at`)} = week.start ${beyond('k')}
           order by k.created_at desc, k.id desc
           limit ${rowLimitSql(sql, take)}) c
       union all
       select k.id, k.created_at from offers k
-       where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now)}
+       where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now())}
          and k.expires_at >= ${thisWeek()} ${beyond('k')})
     select c.id from candidates c
      order by c.created_at desc, c.id desc

@@ -12,9 +12,10 @@ import type { Fragment } from './scope.js';
  * on the bench data, one connection, key-scoped, planning and running: page 1 of a
  * 1,000,000-offer workspace 0.60 to 0.36 ms, the sent offers 0.82 to 0.45 ms.
  *
- * The `status=expired` page is planned every time even so (PostgreSQL prices its plan for any
- * values at about four times, for its deadline ranges). A timeline's lookup by offer is priced
- * alike either way and keeps its parameter.
+ * A value in a condition can tip the same balance (the cursor's position, the clock in the
+ * `status=expired` page's deadline ranges): those go in as subqueries, which PostgreSQL cannot see
+ * into when planning, so both plans are priced alike (offers.ts, overdue-page.ts). A timeline's
+ * lookup by offer is priced alike either way and keeps its parameters.
  */
 export function rowLimitSql(sql: Queryable, rows: number): Fragment {
   // Only a whole number ever reaches the text.

@@ -18,7 +18,7 @@ describe('the API reads keep one plan', () => {
     db = await freshDatabase();
     ({ workspaceId } = await workspace(db.sql, systemClock));
     // Enough offers that the planner's estimate of an unknown row count is far from a page.
-    await seedOffers(db.sql, { workspaceId, offers: 5_000, randomSeed: 7, now: new Date() });
+    await seedOffers(db.sql, { workspaceId, offers: 50_000, randomSeed: 7, now: new Date() });
     await db.sql`analyze offers, offer_events`;
     const [first] = await db.sql<{ id: string }[]>`select id from offers where workspace_id = ${workspaceId} limit 1`;
     offerId = first!.id;
@@ -50,9 +50,15 @@ describe('the API reads keep one plan', () => {
     }
   }
 
-  it.each([null, 'draft', 'sent'] as const)('a page of offers (status %s)', async (status) => {
-    const plans = await plansOf((sql) => readOfferPage(sql, { workspaceId }, { status, after: null, limit: 20, now: new Date() }));
-    expect(plans.map(({ generic, custom }) => ({ generic, custom }))).toEqual([{ generic: 5, custom: 5 }]);
+  it.each([null, 'draft', 'sent', 'expired'] as const)('a page of offers (status %s), first and from a cursor', async (status) => {
+    const now = new Date();
+    const first = await readOfferPage(db.sql, { workspaceId }, { status, after: null, limit: 20, now });
+    const after = first!.value.next;
+    expect(after).not.toBeNull();
+    for (const from of [null, after]) {
+      const plans = await plansOf((sql) => readOfferPage(sql, { workspaceId }, { status, after: from, limit: 20, now }));
+      expect(plans.map(({ generic, custom }) => ({ generic, custom }))).toEqual([{ generic: 5, custom: 5 }]);
+    }
   });
 
   it('a page of an offer timeline (kept with its row count a parameter: a lookup by offer, priced alike either way)', async () => {
