@@ -41,7 +41,11 @@ export async function readInScope<R extends object>(
   // Rows come back as arrays and are made into objects of one shape (db/fixed-shape-rows.ts):
   // an Offer's columns and the two scope columns are more than V8 keeps in fast objects.
   if ('workspaceId' in scope) {
-    const result = await sql`select r.* from (${read(sql`${scope.workspaceId}::uuid`)}) r order by ${order}`.values();
+    // The workspace goes in as a subquery, which the planner cannot see into, as it cannot see the
+    // key's workspace below: priced by the workspace's size, a plan for it would cost less than the
+    // plan for any workspace, and PostgreSQL would plan every read again (row-limit.ts).
+    const workspace = sql`(select ${scope.workspaceId}::uuid)`;
+    const result = await sql`select r.* from (${read(workspace)}) r order by ${order}`.values();
     return { workspaceId: scope.workspaceId, value: rowObjects<R>(result) };
   }
   // The key's row goes by an alias no read uses: a read's own `k` would otherwise shadow it.
