@@ -18,7 +18,7 @@ export interface OverduePageInput {
   afterCreatedAt: string | null;
   /** The keyset condition past the previous page's last row, for the offers row `alias`. */
   beyond: (alias: string) => Fragment;
-  /** Rows to return: the page size plus one. */
+  /** Rows to return at least: the page size plus one (the statement may return more, row-limit.ts). */
   take: number;
   now: Date;
 }

@@ -2,15 +2,27 @@ import type { Queryable } from '../db/connect.js';
 import type { Fragment } from './scope.js';
 
 /**
- * A page's LIMIT written into the statement's text, not sent as a parameter.
+ * The row counts a page's statement may be written with, smallest first (`limit` + 1 for the
+ * next-page check, up to 101: SPEC.md "API limits").
+ */
+const ROW_LIMITS = [2, 11, 26, 51, 101] as const;
+
+/**
+ * A page's LIMIT written into the statement's text, not sent as a parameter: at least `rows`,
+ * rounded up to one of ROW_LIMITS. The caller keeps the rows it needs of those read.
  *
- * Why: PostgreSQL plans a prepared statement for its parameters' values five times, then keeps
- * one plan for any values if that plan is priced no higher. With the row count a parameter, it
- * prices that plan for an unknown count (a tenth of the rows), so it never keeps it and plans the
- * page again on every request. Written into the text, each page size is its own statement (SPEC.md
- * "API limits" bounds `limit`: at most 101 of each kind), planned once per connection. Measured
- * on the bench data, one connection, key-scoped, planning and running: page 1 of a
- * 1,000,000-offer workspace 0.60 to 0.36 ms, the sent offers 0.82 to 0.45 ms.
+ * Why written: PostgreSQL plans a prepared statement for its parameters' values five times, then
+ * keeps one plan for any values if that plan is priced no higher. With the row count a parameter,
+ * it prices that plan for an unknown count (a tenth of the rows), so it never keeps it and plans
+ * the page again on every request. Written into the text, each row count is its own statement,
+ * planned once per connection. Measured on the bench data, one connection, key-scoped, planning
+ * and running: page 1 of a 1,000,000-offer workspace 0.60 to 0.36 ms, the sent offers 0.82 to
+ * 0.45 ms.
+ *
+ * Why rounded: each text is a prepared statement and a kept plan in every connection that ran it;
+ * one per page size would let a client walking every size make hundreds of each kind per
+ * connection. Five sizes cost at most a page of ten more rows than asked for at the small end and
+ * twice the rows at 51.
  *
  * A value in a condition can tip the same balance (the cursor's position, the clock in the
  * `status=expired` page's deadline ranges): those go in as subqueries, which PostgreSQL cannot see
@@ -18,7 +30,8 @@ import type { Fragment } from './scope.js';
  * lookup by offer is priced alike either way and keeps its parameters.
  */
 export function rowLimitSql(sql: Queryable, rows: number): Fragment {
-  // Only a whole number ever reaches the text.
-  if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`a row limit must be a whole number, got ${rows}`);
-  return sql.unsafe(String(rows)) as unknown as Fragment;
+  const limit = ROW_LIMITS.find((size) => size >= rows);
+  // Only one of the fixed sizes ever reaches the text.
+  if (limit === undefined || !Number.isInteger(rows)) throw new Error(`a page reads at most ${ROW_LIMITS.at(-1)} rows, asked for ${rows}`);
+  return sql.unsafe(String(limit)) as unknown as Fragment;
 }

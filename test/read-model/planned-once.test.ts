@@ -61,6 +61,32 @@ describe('the API reads keep one plan', () => {
     }
   });
 
+  it('walks pages of every size with a few statements, each page exactly its size', async () => {
+    const connection = await db.sql.reserve();
+    const statements = () => connection<{ n: number }[]>`
+      select count(*)::int as n from pg_prepared_statements where statement like '%limit%' and statement like '%from offers%'`;
+    try {
+      const [before] = await statements();
+      const now = new Date();
+      for (let limit = 1; limit <= 100; limit++) {
+        const first = await readOfferPage(connection as unknown as TestDatabase['sql'], { workspaceId }, { status: null, after: null, limit, now });
+        const second = await readOfferPage(connection as unknown as TestDatabase['sql'], { workspaceId }, { status: null, after: first!.value.next, limit, now });
+        expect(first!.value.offers).toHaveLength(limit);
+        expect(second!.value.offers).toHaveLength(limit);
+        // The second page starts right after the first.
+        const both = await readOfferPage(connection as unknown as TestDatabase['sql'], { workspaceId }, { status: null, after: null, limit: 2 * limit <= 100 ? 2 * limit : 100, now });
+        expect(both!.value.offers.slice(0, Math.min(2 * limit, 100)).map((o) => o.id)).toEqual(
+          [...first!.value.offers, ...second!.value.offers].slice(0, Math.min(2 * limit, 100)).map((o) => o.id),
+        );
+      }
+      const [after] = await statements();
+      // First pages and pages from a cursor, each in a few row counts (row-limit.ts).
+      expect(after!.n - before!.n).toBeLessThanOrEqual(10);
+    } finally {
+      connection.release();
+    }
+  }, 60_000);
+
   it('a page of an offer timeline (kept with its row count a parameter: a lookup by offer, priced alike either way)', async () => {
     const plans = await plansOf((sql) => readOfferEventPage(sql, { workspaceId }, { offerId, afterSequence: 0, limit: 50, now: new Date() }));
     expect(plans.map(({ generic, custom }) => ({ generic, custom }))).toEqual([{ generic: 5, custom: 5 }]);
