@@ -30,8 +30,9 @@ const ROW_LIMITS = [2, 11, 26, 51, 101] as const;
  * lookup by offer is priced alike either way and keeps its parameters.
  */
 export function rowLimitSql(sql: Queryable, rows: number): Fragment {
-  const limit = ROW_LIMITS.find((size) => size >= rows);
-  // Only one of the fixed sizes ever reaches the text.
-  if (limit === undefined || !Number.isInteger(rows)) throw new Error(`a page reads at most ${ROW_LIMITS.at(-1)} rows, asked for ${rows}`);
+  // Only a whole number ever reaches the text. A count above the largest size (no API request
+  // asks for one; the read model's own callers may) is written as it is.
+  if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`a row limit must be a whole number, got ${rows}`);
+  const limit = ROW_LIMITS.find((size) => size >= rows) ?? rows;
   return sql.unsafe(String(limit)) as unknown as Fragment;
 }
