@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
 import { overduePageIds } from './overdue-page.js';
-import { rowLimitSql } from './row-limit.js';
+import { rowLimitSql, unpricedSql } from './planned-once.js';
 import { readInScope, type Fragment, type Scope, type Scoped } from './scope.js';
 import type { Offer, OfferEvent, OfferStatus } from './types.js';
 
@@ -156,12 +156,9 @@ export async function readOfferPage(
 ): Promise<Scoped<OfferPage>> {
   const { status, after, limit, now } = input;
   const columns = offerColumns(sql, now);
-  // The cursor's values go in as subqueries, which PostgreSQL runs once before the scan and cannot
-  // see into when planning: priced for the values at hand, the page's plan cost less than the plan
-  // for any values, and PostgreSQL planned every request (row-limit.ts).
   const beyond = (alias: string) =>
     after
-      ? sql`and (${sql(alias)}.created_at, ${sql(alias)}.id) < ((select ${after.createdAt}::timestamptz), (select ${after.id}::uuid))`
+      ? sql`and (${sql(alias)}.created_at, ${sql(alias)}.id) < (${unpricedSql(sql, sql`${after.createdAt}::timestamptz`)}, ${unpricedSql(sql, sql`${after.id}::uuid`)})`
       : sql``;
   const take = limit + 1;
   /**

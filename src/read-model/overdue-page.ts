@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
 import type { Fragment } from './scope.js';
-import { rowLimitSql } from './row-limit.js';
+import { rowLimitSql, unpricedSql } from './planned-once.js';
 
 /**
  * The week of a deadline: exactly the key expression of offers_sent_deadline_week_list_idx
@@ -18,7 +18,7 @@ export interface OverduePageInput {
   afterCreatedAt: string | null;
   /** The keyset condition past the previous page's last row, for the offers row `alias`. */
   beyond: (alias: string) => Fragment;
-  /** Rows to return at least: the page size plus one (the statement may return more, row-limit.ts). */
+  /** Rows to return at least: the page size plus one (the statement may return more, planned-once.ts). */
   take: number;
   now: Date;
 }
@@ -42,14 +42,13 @@ export interface OverduePageInput {
  */
 export function overduePageIds(sql: Queryable, input: OverduePageInput): Fragment {
   const { workspace, beyond, take } = input;
-  // The times go in as subqueries, which PostgreSQL runs once before the rest and cannot see into
-  // when planning (as the cursor, offers.ts). Written into the conditions, a plan made for the
-  // values at hand priced the deadline ranges by them, the plan for any values by a guess, and
-  // PostgreSQL planned every request (row-limit.ts); priced alike, the plan for any values is kept.
-  const now = () => sql`(select ${input.now}::timestamptz)`;
+  // The times are hidden from the planner (planned-once.ts), so the page keeps one plan.
+  const now = () => unpricedSql(sql, sql`${input.now}::timestamptz`);
   const newest = () =>
-    input.afterCreatedAt === null ? now() : sql`(select least(${input.now}::timestamptz, ${input.afterCreatedAt}::timestamptz))`;
-  const thisWeek = () => sql`(select ${deadlineWeekSql(sql, sql`${input.now}::timestamptz`)})`;
+    input.afterCreatedAt === null
+      ? now()
+      : unpricedSql(sql, sql`least(${input.now}::timestamptz, ${input.afterCreatedAt}::timestamptz)`);
+  const thisWeek = () => unpricedSql(sql, deadlineWeekSql(sql, sql`${input.now}::timestamptz`));
   return sql`
     with bound as materialized (
       select coalesce(min(b.created_at), ${newest()}) as m from (

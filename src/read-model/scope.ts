@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import type { Queryable } from '../db/connect.js';
 import { rowObjects } from '../db/fixed-shape-rows.js';
+import { unpricedSql } from './planned-once.js';
 
 /**
  * Whose data a read may see: a workspace named by the caller (the webhook engine, the benchmark's
@@ -41,10 +42,8 @@ export async function readInScope<R extends object>(
   // Rows come back as arrays and are made into objects of one shape (db/fixed-shape-rows.ts):
   // an Offer's columns and the two scope columns are more than V8 keeps in fast objects.
   if ('workspaceId' in scope) {
-    // The workspace goes in as a subquery, which the planner cannot see into, as it cannot see the
-    // key's workspace below: priced by the workspace's size, a plan for it would cost less than the
-    // plan for any workspace, and PostgreSQL would plan every read again (row-limit.ts).
-    const workspace = sql`(select ${scope.workspaceId}::uuid)`;
+    // Hidden from the planner (planned-once.ts), as the key's workspace below is to it.
+    const workspace = unpricedSql(sql, sql`${scope.workspaceId}::uuid`);
     const result = await sql`select r.* from (${read(workspace)}) r order by ${order}`.values();
     return { workspaceId: scope.workspaceId, value: rowObjects<R>(result) };
   }

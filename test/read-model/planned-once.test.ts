@@ -6,7 +6,7 @@ import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { workspace } from '../support/builders.js';
 
 /**
- * The API's reads are planned once per connection and statement (src/read-model/row-limit.ts):
+ * The API's reads are planned once per connection and statement (src/read-model/planned-once.ts):
  * after PostgreSQL's five plans for the values at hand, it keeps one plan for any values.
  * pg_prepared_statements counts, per statement of the session, the plans of either kind.
  */
@@ -68,19 +68,20 @@ describe('the API reads keep one plan', () => {
     try {
       const [before] = await statements();
       const now = new Date();
+      const page = (limit: number, after: Parameters<typeof readOfferPage>[2]['after']) =>
+        readOfferPage(connection as unknown as TestDatabase['sql'], { workspaceId }, { status: null, after, limit, now });
       for (let limit = 1; limit <= 100; limit++) {
-        const first = await readOfferPage(connection as unknown as TestDatabase['sql'], { workspaceId }, { status: null, after: null, limit, now });
-        const second = await readOfferPage(connection as unknown as TestDatabase['sql'], { workspaceId }, { status: null, after: first!.value.next, limit, now });
+        const first = await page(limit, null);
+        const second = await page(limit, first!.value.next);
         expect(first!.value.offers).toHaveLength(limit);
         expect(second!.value.offers).toHaveLength(limit);
         // The second page starts right after the first.
-        const both = await readOfferPage(connection as unknown as TestDatabase['sql'], { workspaceId }, { status: null, after: null, limit: 2 * limit <= 100 ? 2 * limit : 100, now });
-        expect(both!.value.offers.slice(0, Math.min(2 * limit, 100)).map((o) => o.id)).toEqual(
-          [...first!.value.offers, ...second!.value.offers].slice(0, Math.min(2 * limit, 100)).map((o) => o.id),
-        );
+        const span = Math.min(2 * limit, 100);
+        const both = await page(span, null);
+        expect(both!.value.offers.map((o) => o.id)).toEqual([...first!.value.offers, ...second!.value.offers].slice(0, span).map((o) => o.id));
       }
       const [after] = await statements();
-      // First pages and pages from a cursor, each in a few row counts (row-limit.ts).
+      // First pages and pages from a cursor, each in a few row counts (planned-once.ts).
       expect(after!.n - before!.n).toBeLessThanOrEqual(10);
     } finally {
       connection.release();

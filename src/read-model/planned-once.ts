@@ -1,5 +1,8 @@
+import type postgres from 'postgres';
 import type { Queryable } from '../db/connect.js';
-import type { Fragment } from './scope.js';
+
+/** A piece of SQL not yet sent (scope.ts's Fragment, which imports this file). */
+type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /**
  * The row counts a page's statement may be written with, smallest first (`limit` + 1 for the
@@ -24,10 +27,8 @@ const ROW_LIMITS = [2, 11, 26, 51, 101] as const;
  * connection. Five sizes cost at most a page of ten more rows than asked for at the small end and
  * twice the rows at 51.
  *
- * A value in a condition can tip the same balance (the cursor's position, the clock in the
- * `status=expired` page's deadline ranges): those go in as subqueries, which PostgreSQL cannot see
- * into when planning, so both plans are priced alike (offers.ts, overdue-page.ts). A timeline's
- * lookup by offer is priced alike either way and keeps its parameters.
+ * A value in a condition can tip the same balance: see unpricedSql. A timeline's lookup by offer
+ * is priced alike either way and keeps its parameters.
  */
 export function rowLimitSql(sql: Queryable, rows: number): Fragment {
   // Only a whole number ever reaches the text. A count above the largest size (no API request
@@ -35,4 +36,18 @@ export function rowLimitSql(sql: Queryable, rows: number): Fragment {
   if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`a row limit must be a whole number, got ${rows}`);
   const limit = ROW_LIMITS.find((size) => size >= rows) ?? rows;
   return sql.unsafe(String(limit)) as unknown as Fragment;
+}
+
+/**
+ * `value` as a subquery, which PostgreSQL runs once before the rest of the statement and cannot
+ * see into when planning.
+ *
+ * Why: a plan made for the values at hand prices a condition by its value (a cursor's position,
+ * the clock in the `status=expired` page's deadline ranges, the size of a workspace named by id),
+ * the plan for any values by a guess; the first came out cheaper, so PostgreSQL never kept the
+ * second and planned the page on every request (rowLimitSql above). Hidden from both, the value
+ * is priced alike by both and the plan for any values is kept.
+ */
+export function unpricedSql(sql: Queryable, value: Fragment): Fragment {
+  return sql`(select ${value})`;
 }
