@@ -5,45 +5,38 @@ import { claimWhenFreeSlots, POLL_INTERVAL_MS } from '../../../src/webhooks/engi
 import { loadMasterKeys, openSecret } from '../../../src/webhooks/transport/secrets.js';
 import { createWebhookSender } from '../../../src/webhooks/transport/sender.js';
 import { finish, readyThenGo } from './measured-process.js';
-import { FLOOR_TABLE } from './floor.js';
+import { claimFloor, fanOut, FANOUT_ROWS, isFloorShape, recordFloor, type ClaimedRow, type FloorShape, type Outcome } from './floor-shapes.js';
 
 /**
- * The PostgreSQL queue floor (docs/performance.md): the deliveries of bench_floor_queue sent by
- * the project's sender at the worker's concurrency, taken from and recorded in PostgreSQL by the
- * simplest durable queue, with none of SPEC.md's webhook limits (no fairness, start rate,
- * per-endpoint share, leases, attempt log or retry schedule). It batches as the worker does: it
- * claims when all its slots are free (or at the worker's poll with some free), a slot is free once
- * its request has ended, outcomes are group-committed (what finishes during a write goes in the
- * next), and at most one concurrency's worth of outcomes wait beyond the slots. The claim is one
- * `update ... where id in (select ... for update skip locked limit n) returning`; each outcome
- * batch one `update ... where id = any($1)`, each its own transaction.
+ * The PostgreSQL queue floor (docs/performance.md): the throughput run's deliveries sent by the
+ * project's sender at the worker's concurrency, taken from and recorded in PostgreSQL in one of
+ * the floor's shapes (floor-shapes.ts; `bare` is the one `npm run bench` reports), with none of
+ * SPEC.md's webhook limits (no fairness, start rate, per-endpoint share, lease expiry or retry
+ * schedule). It batches as the worker does: it claims when all its slots are free (or at the
+ * worker's poll with some free), a slot is free once its request has ended, outcomes are
+ * group-committed (what finishes during a write goes in the next), and at most one concurrency's
+ * worth of outcomes wait beyond the slots. In the shapes that insert their deliveries inside the
+ * clock, one fan-out loop inserts them a batch at a time beside the claims.
  *
  * Endpoint secrets are opened once per endpoint before the clock starts, as the baseline sender
- * does. Arguments: <concurrency>. Environment as for the worker. Started by runMeasured; its result
- * is {"sent","ok","seconds","perSecond","claims","outcomeWrites"}, the clock running from the
- * first claim to the last outcome committed.
+ * does. Arguments: <concurrency> <shape> <deliveries>. Environment as for the worker. Started by
+ * runMeasured; its result is {"sent","ok","seconds","perSecond","claims","outcomeWrites","fanOuts"},
+ * the clock running from the go to the last outcome committed.
  */
 const concurrency = Number(process.argv[2]);
+const shape = process.argv[3] ?? '';
+const total = Number(process.argv[4]);
+if (!isFloorShape(shape)) throw new Error(`floor-queue: unknown shape ${shape}`);
 const config = loadConfig();
 if (!config.databaseUrl) throw new Error('floor-queue needs DATABASE_URL');
 const logger = createLogger('warn', 'offerdesk-bench-floor');
 const masterKeys = loadMasterKeys(config, logger);
 const sql = connect(config.databaseUrl, { max: config.databasePoolSize, applicationName: 'offerdesk-bench-floor' });
-const table = sql(FLOOR_TABLE);
 
 const endpoints = await sql<{ id: string; secret_sealed: Buffer }[]>`
-  select e.id, e.secret_sealed from webhook_endpoints e where e.id in (select distinct endpoint_id from ${table})`;
+  select e.id, e.secret_sealed from webhook_endpoints e where e.removed_at is null and e.url not like '%/fail/%'`;
 const secrets = new Map(endpoints.map((e) => [e.id, openSecret(masterKeys, e.id, e.secret_sealed)]));
-const [{ total } = { total: 0 }] = await sql<{ total: number }[]>`select count(*)::int as total from ${table} where status = 'pending'`;
 const sender = createWebhookSender({ config: config.webhooks, logger });
-
-interface Row {
-  id: number;
-  endpoint_id: string;
-  url: string;
-  message_id: string;
-  body: string;
-}
 
 const claimThreshold = claimWhenFreeSlots(concurrency);
 let sending = 0;
@@ -53,7 +46,8 @@ let recorded = 0;
 let ok = 0;
 let claims = 0;
 let outcomeWrites = 0;
-let waiting: { id: number; ok: boolean }[] = [];
+let fanOuts = 0;
+let waiting: Outcome[] = [];
 let writing = false;
 let wake: (() => void) | null = null;
 let nudged = false;
@@ -65,33 +59,12 @@ const nudge = () => {
 };
 const freeSlots = () => Math.min(concurrency - sending, 2 * concurrency - unrecorded);
 
-async function claim(limit: number): Promise<Row[]> {
-  claims++;
-  return sql<Row[]>`
-    update ${table} set status = 'sending', attempts = attempts + 1, updated_at = now()
-     where id in (select id from ${table}
-                   where status = 'pending' and next_attempt_at <= now()
-                   order by next_attempt_at, id
-                   for update skip locked
-                   limit ${limit})
-    returning id, endpoint_id, url, message_id, body`;
-}
-
 /** Group commit: outcomes that arrive during a write go together in the next. */
 async function writeOutcomes(): Promise<void> {
   while (waiting.length > 0) {
     const batch = waiting;
     waiting = [];
-    const delivered = batch.filter((o) => o.ok).map((o) => o.id);
-    const failed = batch.filter((o) => !o.ok).map((o) => o.id);
-    if (delivered.length > 0) {
-      outcomeWrites++;
-      await sql`update ${table} set status = 'delivered', updated_at = now() where id = any (${delivered}::bigint[])`;
-    }
-    if (failed.length > 0) {
-      outcomeWrites++;
-      await sql`update ${table} set status = 'pending', next_attempt_at = now() + interval '1 minute', updated_at = now() where id = any (${failed}::bigint[])`;
-    }
+    outcomeWrites += await recordFloor(sql, shape as FloorShape, batch);
     unrecorded -= batch.length;
     recorded += batch.length;
     if (freeSlots() >= claimThreshold || recorded === total) nudge();
@@ -99,30 +72,41 @@ async function writeOutcomes(): Promise<void> {
   writing = false;
 }
 
-function record(id: number, delivered: boolean): void {
-  waiting.push({ id, ok: delivered });
+function record(outcome: Outcome): void {
+  waiting.push(outcome);
   if (writing) return;
   writing = true;
   setImmediate(() => void writeOutcomes());
 }
 
-async function attempt(row: Row): Promise<void> {
+async function attempt(row: ClaimedRow): Promise<void> {
+  const attemptedAt = new Date();
   const outcome = await sender.send({
     url: row.url,
     secret: secrets.get(row.endpoint_id)!,
     messageId: row.message_id,
     body: row.body,
-    attemptAt: new Date(),
+    attemptAt: attemptedAt,
     customOfferDomains: [],
   });
   sending--;
   if (outcome.ok) ok++;
-  record(row.id, outcome.ok);
+  record({ row, ok: outcome.ok, statusCode: outcome.status, attemptedAt, durationMs: outcome.durationMs });
   if (freeSlots() >= claimThreshold) nudge();
+}
+
+/** The fan-out of the shapes that insert their deliveries inside the clock. */
+async function fanOutAll(): Promise<void> {
+  for (let first = 1; first <= total; first += FANOUT_ROWS) {
+    fanOuts++;
+    await fanOut(sql, shape as FloorShape, first, Math.min(total, first + FANOUT_ROWS - 1));
+    nudge();
+  }
 }
 
 await readyThenGo();
 const started = performance.now();
+const fanOutDone = shape === 'bare' ? Promise.resolve() : fanOutAll();
 let lastClaimAt = Number.NEGATIVE_INFINITY;
 while (recorded < total) {
   nudged = false;
@@ -130,7 +114,8 @@ while (recorded < total) {
   const claimNow = claimed < total && (free >= claimThreshold || (free > 0 && performance.now() - lastClaimAt >= POLL_INTERVAL_MS));
   if (claimNow) {
     lastClaimAt = performance.now();
-    const rows = await claim(free);
+    claims++;
+    const rows = await claimFloor(sql, shape, free);
     claimed += rows.length;
     for (const row of rows) {
       sending++;
@@ -147,7 +132,8 @@ while (recorded < total) {
     };
   });
 }
+await fanOutDone;
 const seconds = (performance.now() - started) / 1000;
 // The pool stays open until SIGTERM: the end sample names this process's backends by their
 // application_name, so they must still be there.
-finish({ sent: total, ok, seconds, perSecond: total / seconds, claims, outcomeWrites });
+finish({ sent: total, ok, seconds, perSecond: total / seconds, claims, outcomeWrites, fanOuts });

@@ -120,7 +120,7 @@ export interface BacklogRow {
 const LIFTED_STARTS = '1000000000';
 
 /** What every phase uses: the bench database, the receiver, the worker environment, the workspaces. */
-interface Bench {
+export interface Bench {
   sql: Sql;
   receiver: Receiver;
   env: Record<string, string>;
@@ -133,34 +133,8 @@ interface Bench {
 }
 
 export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData, options: WebhookOptions): Promise<WebhookResults> {
-  const { sql } = db;
-  const { log } = options;
-  const setup = await ensureWebhookWorkspaces(sql, Math.max(options.workspaces, options.fairnessSmallWorkspaces + 1), log);
-  const certs = await testCertificates();
-  const certFile = join(options.workDir, 'receiver-cert.pem');
-  const keyFile = join(options.workDir, 'receiver-key.pem');
-  writeFileSync(certFile, certs.certPem);
-  writeFileSync(keyFile, certs.keyPem, { mode: 0o600 });
-  const { receiver, port } = await startReceiver(options.workDir, certFile, keyFile);
-
-  const env = {
-    DATABASE_URL: db.url,
-    OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
-    OFFERDESK_WEBHOOK_DEV_RESOLVE: `hooks.test=127.0.0.1:${port}`,
-    NODE_EXTRA_CA_CERTS: certs.caFile,
-    WEBHOOK_STARTS_PER_MINUTE: LIFTED_STARTS,
-    WEBHOOK_WORKER_CONCURRENCY: String(options.concurrency),
-    REDIS_URL: '',
-  };
-  const config = loadConfig({ ...process.env, ...env });
-  const management: ManagementDeps = {
-    sql,
-    clock: systemClock,
-    config: config.webhooks,
-    masterKey: loadMasterKeys(config, createLogger('warn')).current,
-  };
-  const bench: Bench = { sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log };
-
+  const bench = await startWebhookBench(db, options);
+  const { sql, receiver, env, log } = bench;
   try {
     await addBenchEndpoints(bench);
     const throughput = await measure(bench, 'throughput (1 worker)', spread(bench, options.events), 1);
@@ -197,8 +171,39 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
   }
 }
 
+/** The bench database's webhook workspaces, the receiver (stop it when done), the worker environment. */
+export async function startWebhookBench(db: BenchDatabase, options: WebhookOptions): Promise<Bench> {
+  const { sql } = db;
+  const { log } = options;
+  const setup = await ensureWebhookWorkspaces(sql, Math.max(options.workspaces, options.fairnessSmallWorkspaces + 1), log);
+  const certs = await testCertificates();
+  const certFile = join(options.workDir, 'receiver-cert.pem');
+  const keyFile = join(options.workDir, 'receiver-key.pem');
+  writeFileSync(certFile, certs.certPem);
+  writeFileSync(keyFile, certs.keyPem, { mode: 0o600 });
+  const { receiver, port } = await startReceiver(options.workDir, certFile, keyFile);
+
+  const env = {
+    DATABASE_URL: db.url,
+    OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
+    OFFERDESK_WEBHOOK_DEV_RESOLVE: `hooks.test=127.0.0.1:${port}`,
+    NODE_EXTRA_CA_CERTS: certs.caFile,
+    WEBHOOK_STARTS_PER_MINUTE: LIFTED_STARTS,
+    WEBHOOK_WORKER_CONCURRENCY: String(options.concurrency),
+    REDIS_URL: '',
+  };
+  const config = loadConfig({ ...process.env, ...env });
+  const management: ManagementDeps = {
+    sql,
+    clock: systemClock,
+    config: config.webhooks,
+    masterKey: loadMasterKeys(config, createLogger('warn')).current,
+  };
+  return { sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log };
+}
+
 /** Every workspace gets `endpointsPerWorkspace` endpoints subscribed to every offer event. */
-async function addBenchEndpoints(b: Bench): Promise<void> {
+export async function addBenchEndpoints(b: Bench): Promise<void> {
   await clearEndpoints(b.sql);
   const started = performance.now();
   for (const [i, ws] of b.setup.workspaces.entries()) {
@@ -209,13 +214,13 @@ async function addBenchEndpoints(b: Bench): Promise<void> {
   b.log(`added ${b.setup.workspaces.length * b.options.endpointsPerWorkspace} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-function spread(b: Bench, total: number): { workspaceId: string; count: number }[] {
+export function spread(b: Bench, total: number): { workspaceId: string; count: number }[] {
   const n = b.workspaces.length;
   return b.workspaces.map((ws, i) => ({ workspaceId: ws.id, count: Math.floor(total / n) + (i < total % n ? 1 : 0) }));
 }
 
 /** One measured run: commit the events, let `workers` workers deliver every first attempt. */
-async function measure(b: Bench, label: string, events: { workspaceId: string; count: number }[], workers: number): Promise<RunStats> {
+export async function measure(b: Bench, label: string, events: { workspaceId: string; count: number }[], workers: number): Promise<RunStats> {
   const { sql, receiver } = b;
   await clearDeliveries(sql);
   await receiver.reset();
@@ -260,7 +265,7 @@ async function measure(b: Bench, label: string, events: { workspaceId: string; c
 }
 
 /** The same bodies through the project's sender at the same concurrency, without the database. */
-async function baselinePhase(b: Bench, throughput: RunStats): Promise<{ baseline: WebhookResults['baseline']; ratio: number }> {
+export async function baselinePhase(b: Bench, throughput: RunStats): Promise<{ baseline: WebhookResults['baseline']; ratio: number }> {
   await b.receiver.reset();
   const count = Math.min(throughput.deliveries, 40_000);
   const processes = (pid: number) => ({ workers: [], receiver: b.receiver.proc.pid, sender: pid });
