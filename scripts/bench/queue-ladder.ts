@@ -20,13 +20,14 @@ import { ladderTable, LADDER_RUNGS, runQueueLadder } from './webhooks/ladder.js'
  * table (docs/performance.md). Uses the bench database as `npm run bench` leaves it (seeds it when
  * it is missing) and the bench's webhook workspaces; writes no results file.
  *
- *   node --import tsx scripts/bench/queue-ladder.ts [--rounds 3] [--events 20000]
- *     [--concurrency 64] [--shapes bare,writes,product] [--database offerdesk_bench]
+ *   node --import tsx scripts/bench/queue-ladder.ts [--rounds 3] [--events 20000] [--concurrency 64]
+ *     [--shapes bare,writes,product-without-lists,product] [--database offerdesk_bench] [--smoke]
  */
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
-    events: { type: 'string', default: '20000' },
+    events: { type: 'string' },
+    smoke: { type: 'boolean', default: false },
     concurrency: { type: 'string' },
     shapes: { type: 'string', default: FLOOR_SHAPES.join(',') },
     database: { type: 'string' },
@@ -37,8 +38,11 @@ if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) throw new Error('--r
 const shapes = args.shapes.split(',');
 const unknown = shapes.filter((s) => !isFloorShape(s));
 if (unknown.length > 0) throw new Error(`unknown shape ${unknown.join(', ')} (${FLOOR_SHAPES.join(', ')})`);
+// 20,000 events by default; --smoke takes the smoke run's sizes and database (CI checks that every shape runs).
+const events = args.events ?? (args.smoke ? undefined : '20000');
 const bench = parseOptions([
-  '--events', args.events,
+  ...(args.smoke ? ['--smoke'] : []),
+  ...(events === undefined ? [] : ['--events', events]),
   ...(args.concurrency === undefined ? [] : ['--concurrency', args.concurrency]),
   ...(args.database === undefined ? [] : ['--database', args.database]),
 ]);
