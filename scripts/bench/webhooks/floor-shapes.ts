@@ -16,20 +16,30 @@ import type { Sql } from '../../../src/db/connect.js';
  *   (every index, check and default, plus the foreign keys the product declares), writing what
  *   the product writes (lease token and time on the claim, finished_at and the lease cleared on
  *   the outcome), plus one index of the floor's own for its due order.
+ *   What is left between this rung and the worker is the claim's and the outcome's bookkeeping
+ *   of SPEC.md "Webhook limits" and the worker's own code.
  * - `product-without-lists`: `product` without the six indexes of the delivery lists
  *   (`*_log_idx`, migration 0011: the console's delivery log and its filters), to tell their
  *   share of the product's tables.
- *   What is left between this rung and the worker is the claim's and the outcome's bookkeeping
- *   of SPEC.md "Webhook limits" and the worker's own code.
+ * - `split`: not a layer but the data model the ladder points to. The delivery's row, on a copy
+ *   of the product's table without the four indexes that serve only open deliveries, is written
+ *   when the delivery is made and when it ends; the open deliveries' changing state (due time,
+ *   lease) lives in a narrow table of its own, which alone the claim reads and writes, and from
+ *   which the outcome deletes the row. (The log row stays `pending` while its attempt is in
+ *   flight; a product on this model would read `sending` from the lease.)
  *
  * No shape applies any webhook limit, lease expiry or retry schedule. The tables are the bench's
  * own (made and dropped by floor.ts), never the product's.
  */
-export const FLOOR_SHAPES = ['bare', 'writes', 'product-without-lists', 'product'] as const;
+export const FLOOR_SHAPES = ['bare', 'writes', 'product-without-lists', 'product', 'split'] as const;
 export type FloorShape = (typeof FLOOR_SHAPES)[number];
 
 export const FLOOR_TABLE = 'bench_floor_queue';
 const ATTEMPTS_TABLE = 'bench_floor_attempts';
+/** The `split` shape's open deliveries. */
+const OPEN_TABLE = 'bench_floor_open';
+/** The product's indexes that hold only open deliveries (the claim's and the limits'), which `split` moves off the delivery's row. */
+const OPEN_ONLY_INDEXES = ['_open_idx', '_workspace_due_idx', '_waiting_idx', '_sending_idx'];
 /** The (message, endpoint) pairs the `writes` and `product` shapes insert inside the clock. */
 const SOURCE_TABLE = 'bench_floor_source';
 /** The worker's fan-out batch (src/webhooks/engine/round-robin.ts FANOUT_BATCH_SIZE) x 2 endpoints. */
@@ -57,7 +67,7 @@ export function isFloorShape(value: string): value is FloorShape {
 }
 
 export async function dropFloorTables(sql: Sql): Promise<void> {
-  await sql`drop table if exists ${sql(ATTEMPTS_TABLE)}, ${sql(FLOOR_TABLE)}, ${sql(SOURCE_TABLE)}`;
+  await sql`drop table if exists ${sql(OPEN_TABLE)}, ${sql(ATTEMPTS_TABLE)}, ${sql(FLOOR_TABLE)}, ${sql(SOURCE_TABLE)}`;
 }
 
 /**
@@ -127,12 +137,14 @@ export async function fillFloor(sql: Sql, shape: FloorShape, count: number): Pro
       )`;
     await sql`create index bench_floor_attempts_delivery_idx on ${attempts} (delivery_id, id)`;
   } else {
-    // The product's indexes, renamed onto the copy; the lean shape leaves out the delivery lists'.
+    // The product's indexes, renamed onto the copy; the lean shape leaves out the delivery lists',
+    // the split one those of open deliveries.
     await sql`create table ${queue} (like webhook_deliveries including all excluding indexes)`;
     const indexes = await sql<{ indexname: string; indexdef: string }[]>`
       select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'webhook_deliveries'`;
     for (const { indexname, indexdef } of indexes) {
       if (shape === 'product-without-lists' && indexname.endsWith('_log_idx')) continue;
+      if (shape === 'split' && OPEN_ONLY_INDEXES.some((suffix) => indexname.endsWith(suffix))) continue;
       await sql.unsafe(indexdef.replaceAll('webhook_deliveries', FLOOR_TABLE));
     }
     await sql`
@@ -146,21 +158,38 @@ export async function fillFloor(sql: Sql, shape: FloorShape, count: number): Pro
         add foreign key (delivery_id) references ${queue} (id) on delete cascade,
         add foreign key (endpoint_id) references webhook_endpoints (id) on delete cascade`;
   }
-  await sql`create index bench_floor_queue_due_idx on ${queue} (next_attempt_at, id) where status = 'pending'`;
+  if (shape === 'split') {
+    const open = sql(OPEN_TABLE);
+    await sql`
+      create table ${open} (
+        delivery_id uuid constraint bench_floor_open_pkey primary key,
+        message_id uuid not null,
+        endpoint_id uuid not null,
+        next_attempt_at timestamptz not null default now(),
+        lease_token uuid,
+        lease_until timestamptz
+      )`;
+    await sql`create index bench_floor_open_due_idx on ${open} (next_attempt_at, delivery_id) where lease_token is null`;
+  } else {
+    await sql`create index bench_floor_queue_due_idx on ${queue} (next_attempt_at, id) where status = 'pending'`;
+  }
   await sql`analyze ${source}`;
   return rows.count;
 }
 
 /** The shapes on copies of the product's tables. */
 function productShaped(shape: FloorShape): boolean {
-  return shape === 'product' || shape === 'product-without-lists';
+  return shape === 'product' || shape === 'product-without-lists' || shape === 'split';
 }
 
 /** What the run left undelivered (0 when every delivery was recorded as delivered). */
 export async function undelivered(sql: Sql, shape: FloorShape, expected: number): Promise<number> {
   const done = productShaped(shape) ? 'succeeded' : 'delivered';
   const [row] = await sql<{ n: number }[]>`select count(*) filter (where status = ${done})::int as n from ${sql(FLOOR_TABLE)}`;
-  return expected - row!.n;
+  if (shape !== 'split') return expected - row!.n;
+  // A delivered row must also have left the open deliveries.
+  const [open] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(OPEN_TABLE)}`;
+  return expected - row!.n + open!.n;
 }
 
 /** The fan-out's insert of `source` rows first..last (1-based, inclusive) as pending deliveries. */
@@ -170,6 +199,17 @@ export async function fanOut(sql: Sql, shape: FloorShape, first: number, last: n
   if (shape === 'bare') throw new Error('the bare floor writes its rows before the clock starts');
   if (shape === 'writes') {
     await sql`insert into ${queue} (message_id, endpoint_id) select message_id, endpoint_id from ${source} where seq between ${first} and ${last}`;
+  } else if (shape === 'split') {
+    await sql`
+      with made as (
+        insert into ${queue}
+          (message_id, endpoint_id, workspace_id, event_type, status, max_attempts, next_attempt_at, created_at, updated_at)
+        select message_id, endpoint_id, workspace_id, event_type, 'pending', 8, now(), now(), now()
+          from ${source} where seq between ${first} and ${last}
+        on conflict (message_id, endpoint_id) do nothing
+        returning id, message_id, endpoint_id
+      )
+      insert into ${sql(OPEN_TABLE)} (delivery_id, message_id, endpoint_id) select id, message_id, endpoint_id from made`;
   } else {
     await sql`
       insert into ${queue}
@@ -195,8 +235,19 @@ export async function claimFloor(sql: Sql, shape: FloorShape, limit: number): Pr
        where id in (${due})
       returning id, endpoint_id, url, message_id, body, null as lease_token`;
   }
+  const open = sql(OPEN_TABLE);
   const claimed =
-    shape === 'writes'
+    shape === 'split'
+      ? sql`
+          update ${open} set lease_token = gen_random_uuid(), lease_until = now() + interval '5 minutes'
+           where delivery_id in (
+             select delivery_id from ${open}
+              where lease_token is null and next_attempt_at <= now()
+              order by next_attempt_at, delivery_id
+                for update skip locked
+              limit ${limit})
+          returning delivery_id as id, message_id, endpoint_id, lease_token`
+      : shape === 'writes'
       ? sql`
           update ${queue} set status = 'sending', updated_at = now()
            where id in (${due})
@@ -257,12 +308,40 @@ export async function recordFloor(sql: Sql, shape: FloorShape, outcomes: Outcome
   }
   const tokens = outcomes.map((o) => o.row.lease_token);
   const endpoints = outcomes.map((o) => o.row.endpoint_id);
+  const input = sql`
+    select * from unnest(${ids}::uuid[], ${tokens}::uuid[], ${endpoints}::uuid[], ${oks}::text[]::boolean[], ${codes}::int[],
+                         ${times}::timestamptz[], ${durations}::int[])
+               as i(id, lease_token, endpoint_id, ok, status_code, attempted_at, duration_ms)`;
+  if (shape === 'split') {
+    // The lease is checked and ended on the narrow row; the delivery's row is written only here.
+    const open = sql(OPEN_TABLE);
+    await sql`
+      with input as (${input}),
+      ended as (
+        delete from ${open} o using input i
+         where o.delivery_id = i.id and o.lease_token = i.lease_token and i.ok
+        returning o.delivery_id
+      ),
+      released as (
+        update ${open} o set lease_token = null, lease_until = null, next_attempt_at = now() + interval '1 minute'
+          from input i
+         where o.delivery_id = i.id and o.lease_token = i.lease_token and not i.ok
+        returning o.delivery_id
+      ),
+      completed as (
+        update ${queue} q
+           set status = case when i.ok then 'succeeded' else 'pending' end, attempt_count = q.attempt_count + 1,
+               next_attempt_at = case when i.ok then q.next_attempt_at else now() + interval '1 minute' end,
+               finished_at = case when i.ok then now() else null end, updated_at = now()
+          from input i
+         where q.id = i.id and q.id in (select delivery_id from ended union all select delivery_id from released)
+      )
+      insert into ${attempts} (delivery_id, endpoint_id, attempt, attempted_at, succeeded, status_code, duration_ms)
+      select i.id, i.endpoint_id, 1, i.attempted_at, i.ok, i.status_code, i.duration_ms from input i`;
+    return 1;
+  }
   await sql`
-    with input as (
-      select * from unnest(${ids}::uuid[], ${tokens}::uuid[], ${endpoints}::uuid[], ${oks}::text[]::boolean[], ${codes}::int[],
-                           ${times}::timestamptz[], ${durations}::int[])
-                 as i(id, lease_token, endpoint_id, ok, status_code, attempted_at, duration_ms)
-    ),
+    with input as (${input}),
     completed as (
       update ${queue} q
          set status = case when i.ok then 'succeeded' else 'pending' end, attempt_count = q.attempt_count + 1,
