@@ -4,6 +4,7 @@ import { createLogger } from '../../../src/log.js';
 import { loadMasterKeys, openSecret } from '../../../src/webhooks/transport/secrets.js';
 import { createWebhookSender } from '../../../src/webhooks/transport/sender.js';
 import { finish, readyThenGo } from './measured-process.js';
+import { sentDeliveries } from './sent-deliveries.js';
 
 /**
  * The webhook baseline (docs/performance.md): the same bodies to the same endpoints through the project's own
@@ -23,14 +24,7 @@ const logger = createLogger('warn', 'offerdesk-bench-baseline-sender');
 const masterKeys = loadMasterKeys(config, logger);
 
 const sql = connect(config.databaseUrl, { max: 1, applicationName: 'offerdesk-bench-baseline-sender' });
-const rows = await sql<{ message_id: string; body: string; url: string; endpoint_id: string; secret_sealed: Buffer }[]>`
-  select m.id as message_id, m.body, e.url, e.id as endpoint_id, e.secret_sealed
-    from webhook_deliveries d
-    join webhook_messages m on m.id = d.message_id
-    join webhook_endpoints e on e.id = d.endpoint_id
-   where e.removed_at is null and e.url not like '%/fail/%'
-   order by d.created_at, d.id
-   limit ${limit}`;
+const rows = await sentDeliveries(sql, limit);
 await sql.end();
 const secrets = new Map<string, string>();
 const jobs = rows.map((row) => {

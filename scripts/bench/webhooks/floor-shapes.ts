@@ -1,4 +1,5 @@
 import type { Sql } from '../../../src/db/connect.js';
+import { sentDeliveries } from './sent-deliveries.js';
 
 /**
  * The shapes of the PostgreSQL queue floor (floor.ts, floor-queue.ts), from the simplest durable
@@ -78,14 +79,7 @@ export async function dropFloorTables(sql: Sql): Promise<void> {
 export async function fillFloor(sql: Sql, shape: FloorShape, count: number): Promise<number> {
   await dropFloorTables(sql);
   const queue = sql(FLOOR_TABLE);
-  const picked = sql`
-    select d.message_id, d.endpoint_id, d.workspace_id, d.event_type, e.url, m.body
-      from webhook_deliveries d
-      join webhook_messages m on m.id = d.message_id
-      join webhook_endpoints e on e.id = d.endpoint_id
-     where e.removed_at is null and e.url not like '%/fail/%'
-     order by d.created_at, d.id
-     limit ${count}`;
+  const picked = sentDeliveries(sql, count);
   if (shape === 'bare') {
     await sql`
       create table ${queue} (
