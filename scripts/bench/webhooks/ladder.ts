@@ -1,6 +1,7 @@
 import type { BenchDatabase } from '../database.js';
 import type { PhaseCpu } from './cpu.js';
 import { floorPhase } from './floor.js';
+import { percentile } from './harness.js';
 import { FLOOR_SHAPES, type FloorShape } from './floor-shapes.js';
 import { addBenchEndpoints, baselinePhase, measure, spread, startWebhookBench, type WebhookOptions } from './run.js';
 import { clearDeliveries } from './setup.js';
@@ -56,11 +57,8 @@ export async function runQueueLadder(
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
+/** The middle round (the lower of the two middle ones for an even number of rounds). */
+const median = (values: number[]): number => percentile(values, 50);
 
 /** One line per rung: medians over the rounds of the rate, the ratio and CPU per delivery. */
 export function ladderTable(measures: LadderMeasure[], rungs: readonly Rung[]): string[] {
