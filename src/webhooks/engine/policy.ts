@@ -76,8 +76,18 @@ export function maxInFlightPerEndpoint(workerConcurrency: number): number {
  * deliveries as for 64, so waiting for every slot delivered more per second than claiming at half
  * or three quarters (measured with 20,000 open deliveries: 547/s against 472/s and 488/s). Fewer
  * free slots are claimed for at the next poll (POLL_INTERVAL_MS after the last claim), so no slot
- * sits idle longer than that while deliveries are due.
+ * sits idle longer than that while deliveries are due. While claims come back full, the worker
+ * does not wait for free slots at all: it claims the next whole batch ahead (worker.ts).
  */
 export function claimWhenFreeSlots(workerConcurrency: number): number {
   return Math.max(1, workerConcurrency);
+}
+
+/**
+ * How long a delivery claimed ahead (worker.ts) may wait for a slot before it is given back: its
+ * lease must still cover a whole attempt (the sender's response timeout) and the outcome's write
+ * after it with as much again to spare, so waiting never lets a lease end under a live attempt.
+ */
+export function longestWaitForSlotMs(leaseMs: number, responseTimeoutMs: number): number {
+  return Math.max(0, (leaseMs - responseTimeoutMs) / 2);
 }

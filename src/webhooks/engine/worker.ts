@@ -4,11 +4,13 @@ import type { Sql } from '../../db/connect.js';
 import { coerceError, type Logger } from '../../log.js';
 import type { EngineDeps } from './deps.js';
 import { createWebhookEngine } from './engine.js';
-import { claimWhenFreeSlots, JOBS_CHECK_INTERVAL_MS, POLL_INTERVAL_MS } from './policy.js';
+import { claimWhenFreeSlots, JOBS_CHECK_INTERVAL_MS, longestWaitForSlotMs, POLL_INTERVAL_MS } from './policy.js';
+import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
+import { releaseClaim } from '../sql/releaseClaim.js';
 import { checkMasterKeys } from '../transport/key-check.js';
 import { holdWorkerLiveness } from './liveness.js';
 import { loadMasterKeys, type MasterKeys } from '../transport/secrets.js';
-import { createWebhookSender, type WebhookSender } from '../transport/sender.js';
+import { createWebhookSender, RESPONSE_TIMEOUT_MS, type WebhookSender } from '../transport/sender.js';
 
 /** Channel notified by a trigger whenever a product action commits outbox rows. */
 export const OUTBOX_CHANNEL = 'offerdesk_webhook_outbox';
@@ -122,24 +124,82 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const claimThreshold = claimWhenFreeSlots(deps.settings.concurrency);
   let lastClaimAt = Number.NEGATIVE_INFINITY;
   const concurrency = deps.settings.concurrency;
+  const longestWaitMs = longestWaitForSlotMs(deps.settings.leaseMs, RESPONSE_TIMEOUT_MS);
   // An outcome waits for the group commit (completion.ts) without its slot; its delivery stays
   // 'sending' until then, so the per-endpoint share (policy.ts maxInFlightPerEndpoint) and its
   // lease still count it. At most `concurrency` outcomes wait beyond the slots, so a slow database
   // holds claims back instead of letting outcomes written late pile up toward their lease's end.
   const freeSlots = () => Math.min(concurrency - sending, 2 * concurrency - unrecorded.size);
 
+  // Claimed deliveries waiting for a slot, oldest claim first. While deliveries are due beyond
+  // what the slots hold (the last claim was full), the next batch is claimed while the current
+  // one is being sent, so the claim statement's time overlaps sending instead of leaving every
+  // slot idle until it returns (docs/performance.md). At most one batch waits; a delivery that
+  // could not start within longestWaitForSlotMs is given back, so its lease always outlasts its
+  // attempt.
+  const ready: { claimed: ClaimedDelivery; customOfferDomains: string[]; claimedAt: number }[] = [];
+  let lastClaimWasFull = false;
+
+  function start(claimed: ClaimedDelivery, customOfferDomains: string[]): void {
+    sending += 1;
+    let slotTaken = true;
+    const freeSlot = () => {
+      if (slotTaken) sending -= 1;
+      slotTaken = false;
+      startReady();
+      // Wake the loop for a batch claim; single free slots wait for the next poll.
+      if (ready.length === 0 && (freeSlots() >= claimThreshold || lastClaimWasFull)) nudge();
+    };
+    const attempt = engine
+      .attempt(claimed, customOfferDomains, freeSlot)
+      .then((outcome) => logger.debug({ outcome }, 'webhook attempt done'))
+      .catch((thrown) =>
+        // The attempt's outcome could not be stored; the lease expires and another attempt follows.
+        logger.error({ err: coerceError(thrown), deliveryId: claimed.id }, 'recording a webhook attempt failed'),
+      )
+      .finally(() => {
+        unrecorded.delete(attempt);
+        freeSlot();
+      });
+    unrecorded.add(attempt);
+  }
+
+  /** Starts waiting deliveries while slots are free; gives back those that waited too long. */
+  function startReady(): void {
+    while (ready.length > 0 && !stopping && freeSlots() > 0) {
+      const next = ready.shift()!;
+      if (Date.now() - next.claimedAt > longestWaitMs) giveBack([next.claimed]);
+      else start(next.claimed, next.customOfferDomains);
+    }
+  }
+
+  /** Claims not attempted go back to pending, due now, without counting an attempt. */
+  function giveBack(claims: ClaimedDelivery[]): Promise<unknown> {
+    const now = clock.now();
+    return Promise.all(
+      claims.map((claimed) =>
+        releaseClaim(sql, { deliveryId: claimed.id, leaseToken: claimed.lease_token, nextAttemptAt: now, now }).catch((thrown) =>
+          logger.warn({ err: coerceError(thrown), deliveryId: claimed.id }, 'could not give back a claim; its lease ends it'),
+        ),
+      ),
+    );
+  }
+
   /**
    * One round: at most one fan-out batch, then a claim when enough slots are free (see
-   * claimWhenFreeSlots). Returns true when more fan-out is due at once, so the loop goes on
-   * without waiting; claims keep running between the batches of a large outbox backlog.
+   * claimWhenFreeSlots) or, while the claims come back full, as soon as no claimed delivery
+   * waits. Returns true when more fan-out is due at once, so the loop goes on without waiting;
+   * claims keep running between the batches of a large outbox backlog.
    */
   async function step(): Promise<boolean> {
     if (Date.now() >= nextJobsCheck) {
       nextJobsCheck = Date.now() + JOBS_CHECK_INTERVAL_MS;
       await engine.runDueJobs();
     }
-    const free = stopping ? 0 : freeSlots();
-    const claimNow = free >= claimThreshold || (free > 0 && Date.now() - lastClaimAt >= POLL_INTERVAL_MS);
+    const free = stopping || ready.length > 0 ? 0 : freeSlots();
+    const ahead = !stopping && ready.length === 0 && lastClaimWasFull;
+    const size = ahead ? concurrency : free;
+    const claimNow = ahead || free >= claimThreshold || (free > 0 && Date.now() - lastClaimAt >= POLL_INTERVAL_MS);
     if (claimNow) {
       lastClaimAt = Date.now();
       // Claims carry this worker's liveness id; it must still be alive (see liveness.ts).
@@ -150,33 +210,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       outboxMayBeDue = false;
       lastFanOutAt = Date.now();
     }
-    const round = await engine.step(claimNow ? free : 0, fanOut);
+    const round = await engine.step(claimNow ? size : 0, fanOut);
     // Another worker held the fan-out lock: ask again next round.
     if (round.moreToFanOut || round.fanOut.busy) outboxMayBeDue = true;
     const { deliveries, customOfferDomains } = round.claimed;
-    for (const claimed of deliveries) {
-      sending += 1;
-      let slotTaken = true;
-      const freeSlot = () => {
-        if (slotTaken) sending -= 1;
-        slotTaken = false;
-        // Wake the loop for a batch claim; single free slots wait for the next poll.
-        if (freeSlots() >= claimThreshold) nudge();
-      };
-      const attempt = engine
-        .attempt(claimed, customOfferDomains, freeSlot)
-        .then((outcome) => logger.debug({ outcome }, 'webhook attempt done'))
-        .catch((thrown) =>
-          // The attempt's outcome could not be stored; the lease expires and another attempt follows.
-          logger.error({ err: coerceError(thrown), deliveryId: claimed.id }, 'recording a webhook attempt failed'),
-        )
-        .finally(() => {
-          unrecorded.delete(attempt);
-          freeSlot();
-        });
-      unrecorded.add(attempt);
-    }
-    return round.moreToFanOut;
+    if (claimNow) lastClaimWasFull = deliveries.length === size;
+    const claimedAt = Date.now();
+    for (const claimed of deliveries) ready.push({ claimed, customOfferDomains, claimedAt });
+    startReady();
+    // A full claim whose deliveries all started at once: claim the next batch ahead right away.
+    return round.moreToFanOut || (claimNow && lastClaimWasFull && ready.length === 0);
   }
 
   const loop = (async () => {
@@ -200,7 +243,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         };
       });
     }
-    // In-flight attempts finish and their outcomes are stored before the claims are handed back.
+    // Claimed deliveries not yet started go back at once; in-flight attempts finish and their
+    // outcomes are stored before the remaining claims are handed back.
+    await giveBack(ready.splice(0).map((waiting) => waiting.claimed));
     await Promise.allSettled([...unrecorded]);
     const handedBack = await liveness.release();
     if (handedBack > 0) logger.info({ handedBack }, 'handed back claims this worker did not finish');
