@@ -147,7 +147,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (slotTaken) sending -= 1;
       slotTaken = false;
       startReady();
-      // Wake the loop for a batch claim; single free slots wait for the next poll.
+      // Wake the loop for a claim once nothing claimed waits: for a batch's worth of free slots,
+      // or at once while claims come back full (claiming ahead); single free slots otherwise wait
+      // for the next poll.
       if (ready.length === 0 && (freeSlots() >= claimThreshold || lastClaimWasFull)) nudge();
     };
     const attempt = engine
@@ -188,8 +190,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   /**
    * One round: at most one fan-out batch, then a claim when enough slots are free (see
    * claimWhenFreeSlots) or, while the claims come back full, as soon as no claimed delivery
-   * waits. Returns true when more fan-out is due at once, so the loop goes on without waiting;
-   * claims keep running between the batches of a large outbox backlog.
+   * waits. Returns true when more fan-out is due at once, or when a full claim's deliveries all
+   * started at once, so the loop goes on without waiting; claims keep running between the
+   * batches of a large outbox backlog.
    */
   async function step(): Promise<boolean> {
     if (Date.now() >= nextJobsCheck) {
