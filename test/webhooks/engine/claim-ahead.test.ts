@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
 import { startWorker } from '../../../src/webhooks/engine/worker.js';
@@ -9,7 +9,7 @@ import type { AttemptOutcome } from '../../../src/webhooks/transport/sender.js';
 import { loadMasterKeys } from '../../../src/webhooks/transport/secrets.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { until } from '../../support/until.js';
-import { fakeSender, MASTER_KEY, OK, sentOffer, webhookConfig, workspace } from './helpers.js';
+import { fakeSender, MASTER_KEY, OK, sentOffer, webhookConfig, workspace, type FakeSender } from './helpers.js';
 
 /**
  * While the claims come back full, a worker claims its next batch while the current one is being
@@ -78,16 +78,26 @@ async function statusCount(status: string): Promise<number> {
   return row!.n;
 }
 
+/** A worker on the counting database with a sender that holds every request until `release`. */
+async function heldWorker(config: Config) {
+  const logger = createLogger('silent');
+  const { sender, release } = heldSender();
+  const database = countingGiveBacks(db.sql);
+  const worker = await startWorker({ sql: database.sql, config, clock: systemClock, logger, sender, masterKeys: loadMasterKeys(config, logger) });
+  return { worker, sender, release, database };
+}
+
+async function fourSentEightClaimed(sender: FakeSender): Promise<void> {
+  await until(async () => sender.sent.length === 4 && (await statusCount('sending')) === 8, 10_000, 'four sent and eight claimed', 20);
+}
+
 describe('claiming ahead', () => {
   it('claims the next batch while the first is out, then sends every delivery once', async () => {
     const config = await eightDeliveries();
-    const logger = createLogger('silent');
-    const { sender, release } = heldSender();
-    const database = countingGiveBacks(db.sql);
-    const worker = await startWorker({ sql: database.sql, config, clock: systemClock, logger, sender, masterKeys: loadMasterKeys(config, logger) });
+    const { worker, sender, release, database } = await heldWorker(config);
     try {
       // Four requests out and held; the other four deliveries already claimed, waiting for a slot.
-      await until(async () => sender.sent.length === 4 && (await statusCount('sending')) === 8, 10_000, 'four sent and eight claimed', 20);
+      await fourSentEightClaimed(sender);
       expect(await statusCount('pending')).toBe(0);
 
       release();
@@ -106,12 +116,9 @@ describe('claiming ahead', () => {
   it('gives back a delivery that waited for a slot longer than its lease allows, and sends it under a new claim', async () => {
     // A 12 s lease leaves (12 - 10) / 2 = 1 s to wait for a slot (policy.ts longestWaitForSlotMs).
     const config = await eightDeliveries({ WEBHOOK_LEASE_SECONDS: '12' });
-    const logger = createLogger('silent');
-    const { sender, release } = heldSender();
-    const database = countingGiveBacks(db.sql);
-    const worker = await startWorker({ sql: database.sql, config, clock: systemClock, logger, sender, masterKeys: loadMasterKeys(config, logger) });
+    const { worker, sender, release, database } = await heldWorker(config);
     try {
-      await until(async () => sender.sent.length === 4 && (await statusCount('sending')) === 8, 10_000, 'four sent and eight claimed', 20);
+      await fourSentEightClaimed(sender);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       release();
       await until(async () => (await statusCount('succeeded')) === 8, 10_000, 'all eight delivered', 20);
@@ -128,11 +135,8 @@ describe('claiming ahead', () => {
 
   it('gives the claimed-ahead deliveries back at stop, without an attempt', async () => {
     const config = await eightDeliveries();
-    const logger = createLogger('silent');
-    const { sender, release } = heldSender();
-    const database = countingGiveBacks(db.sql);
-    const worker = await startWorker({ sql: database.sql, config, clock: systemClock, logger, sender, masterKeys: loadMasterKeys(config, logger) });
-    await until(async () => sender.sent.length === 4 && (await statusCount('sending')) === 8, 10_000, 'four sent and eight claimed', 20);
+    const { worker, sender, release, database } = await heldWorker(config);
+    await fourSentEightClaimed(sender);
     const stopped = worker.stop();
     release();
     await stopped;
