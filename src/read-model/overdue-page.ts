@@ -24,9 +24,9 @@ export interface OverduePageInput {
 }
 
 /**
- * The ids of one page of the sent offers past their deadline that the expiry job has not marked
- * yet, newest first (created_at desc, id desc). Newest first would walk every sent offer not yet
- * due; this walks deadlines instead.
+ * The ids (and creation times, to merge by) of one page of the sent offers past their deadline
+ * that the expiry job has not marked yet, newest first (created_at desc, id desc). Newest first
+ * would walk every sent offer not yet due; this walks deadlines instead.
  *
  * An offer's deadline lies after its creation (sendOffer refuses a deadline before the sending,
  * which is not before the creation). So:
@@ -71,7 +71,7 @@ export function overduePageIds(sql: Queryable, input: OverduePageInput): Fragmen
       select k.id, k.created_at from offers k
        where k.workspace_id = ${workspace} and ${overdueSql(sql, 'k', now())}
          and k.expires_at >= ${thisWeek()} ${beyond('k')})
-    select c.id from candidates c
+    select c.id, c.created_at from candidates c
      order by c.created_at desc, c.id desc
      limit ${rowLimitSql(sql, take)}`;
 }
