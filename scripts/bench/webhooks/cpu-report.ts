@@ -12,6 +12,7 @@ function phases(w: WebhookResults): [string, number | null, PhaseCpu | undefined
     ['baseline sender', w.baseline.perSecond, w.baseline.cpu],
     ['postgres queue floor', w.floor?.perSecond ?? null, w.floor?.cpu],
     ['reference, 1 worker', w.failingEndpoints.reference.perSecond, w.failingEndpoints.reference.cpu],
+    ['reference again', w.failingEndpoints.referenceAfter?.perSecond ?? null, w.failingEndpoints.referenceAfter?.cpu],
     ['scale-out, 2 workers', w.scaleOut.two.perSecond, w.scaleOut.two.cpu],
     ...w.backlog.map((r): [string, number, PhaseCpu | undefined] => [`backlog ${r.openDeliveries} open`, r.perSecond, r.cpu]),
   ];

@@ -90,7 +90,17 @@ export interface WebhookResults {
   /** worker deliveries/s divided by baseline deliveries/s (target >= 0.5) */
   ratio: number;
   latency: RunStats & { rate: number };
-  failingEndpoints: { reference: RunStats; withFailing: RunStats & { failingEndpoints: number; failedAttempts: number }; slowdown: number };
+  failingEndpoints: {
+    reference: RunStats;
+    /** The same run again right after the failing one (results files before it have none). */
+    referenceAfter?: RunStats;
+    withFailing: RunStats & { failingEndpoints: number; failedAttempts: number };
+    /** 1 - the failing run's rate / the mean of the reference runs' rates (target <= 0.1). */
+    slowdown: number;
+    /** How far the two reference runs lie apart, over their mean: this phase's own spread. */
+    referenceSpread?: number;
+  };
+  /** ratio: two workers' rate over one worker's, the mean of the reference runs. */
   scaleOut: { one: RunStats; two: RunStats; ratio: number };
   /** Throughput against backlog size; target: the largest within 20% of the smallest. */
   backlog: BacklogRow[];
@@ -141,7 +151,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
     const { baseline, ratio } = await baselinePhase(bench, throughput);
     const floor = await floorPhase(sql, receiver, env, { count: baseline.sent, concurrency: options.concurrency, baselinePerSecond: baseline.perSecond, log });
     const latency = await latencyPhase(bench);
-    const { reference, withFailing, slowdown, two } = await smallerBacklogPhase(bench);
+    const { reference, referenceAfter, withFailing, slowdown, referenceSpread, onePerSecond, two } = await smallerBacklogPhase(bench);
     const backlog = await backlogPhase(bench);
     const fairness = await fairnessPhase(bench);
     await clearDeliveries(sql);
@@ -151,8 +161,8 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
       floor,
       ratio,
       latency,
-      failingEndpoints: { reference, withFailing, slowdown },
-      scaleOut: { one: reference, two, ratio: two.perSecond / reference.perSecond },
+      failingEndpoints: { reference, referenceAfter, withFailing, slowdown, referenceSpread },
+      scaleOut: { one: reference, two, ratio: two.perSecond / onePerSecond },
       backlog,
       fairness,
       method:
@@ -321,7 +331,12 @@ async function latencyPhase(b: Bench): Promise<WebhookResults['latency']> {
   return latency;
 }
 
-/** A smaller backlog: one worker (reference), failing endpoints in the mix, two workers. */
+/**
+ * A smaller backlog: one worker (reference), failing endpoints in the mix, one worker again, two
+ * workers. Two runs of the same phase here lie up to about 10% apart, as far as the failing
+ * endpoints' bound itself, so the failing run is set against the mean of a reference run before
+ * and one after it, and the two references' own difference is reported beside it.
+ */
 async function smallerBacklogPhase(b: Bench) {
   const { sql, workspaces } = b;
   const smaller = spread(b, Math.max(b.options.workspaces, Math.floor(b.options.events / 5)));
@@ -335,11 +350,16 @@ async function smallerBacklogPhase(b: Bench) {
   const withFailingRun = await measure(b, `with ${failingCount} failing endpoints`, smaller, 1);
   const [failedAttempts] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts where not succeeded`;
   for (const [i, id] of failing.entries()) await removeEndpoint(b.management, { endpointId: id, actorId: workspaces[i]!.ownerId });
+  const referenceAfter = await measure(b, 'reference again', smaller, 1);
+  const onePerSecond = (reference.perSecond + referenceAfter.perSecond) / 2;
   const two = await measure(b, 'scale-out (2 workers)', smaller, 2);
   return {
     reference,
+    referenceAfter,
     withFailing: { ...withFailingRun, failingEndpoints: failingCount, failedAttempts: failedAttempts!.n },
-    slowdown: 1 - withFailingRun.perSecond / reference.perSecond,
+    slowdown: 1 - withFailingRun.perSecond / onePerSecond,
+    referenceSpread: Math.abs(reference.perSecond - referenceAfter.perSecond) / onePerSecond,
+    onePerSecond,
     two,
   };
 }
