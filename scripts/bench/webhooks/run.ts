@@ -333,9 +333,10 @@ async function latencyPhase(b: Bench): Promise<WebhookResults['latency']> {
 
 /**
  * A smaller backlog: one worker (reference), failing endpoints in the mix, one worker again, two
- * workers. Two runs of the same phase here lie up to about 10% apart, as far as the failing
- * endpoints' bound itself, so the failing run is set against the mean of a reference run before
- * and one after it, and the two references' own difference is reported beside it.
+ * workers. Two runs of the same phase can lie as far apart as the failing endpoints' 10% bound
+ * itself (9% and 22% in two runs on one machine, docs/performance.md), so the failing run is set
+ * against the mean of a reference run before and one after it, and the two references' own
+ * difference is reported beside it.
  */
 async function smallerBacklogPhase(b: Bench) {
   const { sql, workspaces } = b;
