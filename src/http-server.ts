@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpLimits } from './config.js';
 
@@ -17,19 +17,29 @@ export function connectionsCheckingIntervalMs(limits: HttpLimits): number {
  * HTTP_MAX_HEADER_BYTES gets 431, and idle keep-alive connections outlive a load balancer's idle
  * timeout (HTTP_KEEP_ALIVE_TIMEOUT_MS), so the balancer, not this server, closes them first and
  * never sends a request on a connection being closed.
+ *
+ * With `classes`, the server makes each request and response as an instance of them (Node's
+ * `IncomingMessage` and `ServerResponse` options), as an express app wants them: src/http/app-classes.ts.
  */
-export function createHttpServer(app: RequestListener, limits: HttpLimits): Server {
+export function createHttpServer(app: RequestListener, limits: HttpLimits, classes?: ServerClasses): Server {
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
       connectionsCheckingInterval: connectionsCheckingIntervalMs(limits),
+      ...classes,
     },
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   return server;
+}
+
+/** The classes of the server's requests and responses: subclasses of Node's own. */
+export interface ServerClasses {
+  IncomingMessage: typeof IncomingMessage;
+  ServerResponse: typeof ServerResponse;
 }
 
 export function listen(server: Server, port: number, host: string): Promise<Server> {

@@ -83,7 +83,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
     let worker: RunningWorker | undefined;
     const api = await createApp({ sql: db.sql, config: appConfig, clock, logger, worker: () => worker });
     started.push(() => api.close());
-    const server = await listen(createHttpServer(api.app, config.http), listenPort, config.host);
+    const server = await listen(createHttpServer(api.app, config.http, api.classes), listenPort, config.host);
     const connections = trackConnections(server);
     started.push(() => closeServer(server, connections, 0));
 

@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
+import type { ServerClasses } from '../http-server.js';
 import { CONSOLE_PATH, createConsole } from '../console/app.js';
 import { coerceError, type Logger } from '../log.js';
 import { docsDir } from '../paths.js';
@@ -15,6 +16,7 @@ import { reply } from '../api/errors.js';
 import { createOperations } from '../api/operations.js';
 import { probePostgres, readinessHandler, type WorkerProgress } from './readiness.js';
 import { sendJson } from '../http/respond.js';
+import { requestClasses } from './request-classes.js';
 import { requestLog, responseDeadline } from './request-log.js';
 
 export interface AppDeps {
@@ -33,7 +35,7 @@ export interface AppDeps {
  * outside it, and 404 for everything else. No CORS middleware anywhere (SPEC.md: "The API sets no
  * CORS headers").
  */
-export async function createApp(deps: AppDeps): Promise<{ app: express.Express; close(): Promise<void> }> {
+export async function createApp(deps: AppDeps): Promise<{ app: express.Express; classes: ServerClasses; close(): Promise<void> }> {
   const { sql, config, clock, logger } = deps;
   const limits = deps.limits ?? createRateLimits(config, logger);
   const cursors = await loadCursorCodec(sql);
@@ -42,6 +44,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   const consoleApp = await createConsole({ sql, config, clock, logger });
 
   const app = express();
+  // The server makes its requests and responses with these (src/server.ts, request-classes.ts).
+  const classes = requestClasses(app);
   app.disable('x-powered-by');
   // No ETag and no conditional 304s: every answer is computed fresh (Cache-Control: no-store).
   app.set('etag', false);
@@ -84,6 +88,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
 
   return {
     app,
+    classes,
     async close() {
       await limits.close();
       await consoleApp.close();

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createApp } from '../../src/service/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { createHttpServer } from '../../src/http-server.js';
 import { createLogger } from '../../src/log.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
 import type { WorkerProgress } from '../../src/webhooks/engine/worker.js';
@@ -40,8 +41,9 @@ export async function startTestApi(
   const clock = options.clock ?? new ManualClock('2026-03-01T12:00:00.000Z');
   const config = loadConfig({ ...options.env });
   const logger = createLogger('silent');
-  const { app, close } = await createApp({ sql: db.sql, config, clock, logger, limits: options.limits, worker: options.worker });
-  const server: Server = createServer(app);
+  const { app, classes, close } = await createApp({ sql: db.sql, config, clock, logger, limits: options.limits, worker: options.worker });
+  // The HTTP server `serve` runs (src/server.ts): its limits, and its requests made as the app's classes.
+  const server: Server = createHttpServer(app, config.http, classes);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   // OFFERDESK_TEST_PROXY=prism (contract-tests/gate-prism.sh): the same suite, every answer

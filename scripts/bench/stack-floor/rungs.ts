@@ -6,8 +6,10 @@ import { loadConfig, type Config } from '../../../src/config.js';
 import { API_BASE_PATH, loadOpenApiDocument } from '../../../src/http/openapi-document.js';
 import { createOpenApiRouter } from '../../../src/http/openapi-router.js';
 import { rawQuery } from '../../../src/http/query.js';
+import type { ServerClasses } from '../../../src/http-server.js';
 import { createServiceLogger } from '../../../src/log.js';
 import { createApp } from '../../../src/service/app.js';
+import { requestClasses } from '../../../src/service/request-classes.js';
 import { BODY, cannedSql, fixedHeaders } from './fixture.js';
 
 /**
@@ -34,28 +36,40 @@ function health(res: ServerResponse): void {
   res.end('{"status":"ok"}');
 }
 
-export async function createRung(rung: Rung, config: Config): Promise<RequestListener> {
+/**
+ * A rung's request listener and, for the express rungs, the classes its server makes requests and
+ * responses with, as src/server.ts serves the service's app (src/service/request-classes.ts).
+ */
+export interface RungListener {
+  listener: RequestListener;
+  classes?: ServerClasses;
+}
+
+export async function createRung(rung: Rung, config: Config): Promise<RungListener> {
   switch (rung) {
     case 'bare':
-      return (req: IncomingMessage, res: ServerResponse) => (req.url === '/healthz' ? health(res) : answerFixed(res));
+      return { listener: (req: IncomingMessage, res: ServerResponse) => (req.url === '/healthz' ? health(res) : answerFixed(res)) };
     case 'express':
       return expressRung((_req, res) => answerFixed(res));
     case 'openapi':
       return expressRung(openApiHandler());
-    case 'service':
-      return (await createApp({ sql: cannedSql(), config, clock: systemClock, logger: createServiceLogger(config) })).app;
+    case 'service': {
+      const { app, classes } = await createApp({ sql: cannedSql(), config, clock: systemClock, logger: createServiceLogger(config) });
+      return { listener: app, classes };
+    }
   }
 }
 
 /** As src/service/app.ts sets express up and mounts the API, without its request log and deadline. */
-function expressRung(api: (req: Request, res: Response) => void | Promise<void>): RequestListener {
+function expressRung(api: (req: Request, res: Response) => void | Promise<void>): RungListener {
   const app = express();
+  const classes = requestClasses(app);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('case sensitive routing', true);
   app.get('/healthz', (_req, res) => health(res));
   app.use(API_BASE_PATH, api);
-  return app;
+  return { listener: app, classes };
 }
 
 /**

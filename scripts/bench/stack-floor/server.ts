@@ -16,7 +16,8 @@ if (!RUNGS.includes(rungArg as Rung) || !portArg) {
   process.exit(2);
 }
 const config = rungConfig(Number(portArg));
-const server = await listen(createHttpServer(await createRung(rungArg as Rung, config), config.http), config.port, config.host);
+const { listener, classes } = await createRung(rungArg as Rung, config);
+const server = await listen(createHttpServer(listener, config.http, classes), config.port, config.host);
 
 const profileFile = process.env.STACK_FLOOR_PROFILE;
 if (profileFile) profileOnSignal(profileFile);
