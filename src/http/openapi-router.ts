@@ -34,7 +34,9 @@ export function createOpenApiRouter(definition: object, security: Record<string,
   // The router rebuilds its operation list (a lodash chain over the document) on every call, and
   // matching calls it twice per request. The document never changes after init, so build it once.
   // (patches/openapi-backend+5.21.2.patch likewise compiles each path template's RegExp and
-  // parameter parser once, where matching and parsing compiled them on every request.)
+  // parameter parser once, where matching and parsing compiled them on every request, and parses
+  // a routed request once where it parsed it three times: before routing, after it, and again to
+  // validate it.)
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
   const declaredQuery = new Map(
@@ -46,9 +48,10 @@ export function createOpenApiRouter(definition: object, security: Record<string,
 
   /**
    * SPEC.md "Pagination rules" 3: only the matched operation's own query parameters, first value
-   * each, go on to validation and the handler; unknown ones are ignored. Validation reads the
-   * request object given to handleRequest (kept in `res.locals[requestLocal]`), so its query is
-   * replaced in place.
+   * each, go on to validation and the handler; unknown ones are ignored. Validation and the
+   * handler read the request as parsed after routing (`c.request`; patches/openapi-backend+5.21.2.patch
+   * has validation reuse that parse), so its query is replaced there, and in the request object
+   * given to handleRequest (kept in `res.locals[requestLocal]`), which openapi-backend parses from.
    */
   function ownQueryOnly(requestLocal: string): Handler {
     return (c: Context, _req: Request, res: Response) => {

@@ -1,0 +1,81 @@
+import type { Context, Handler } from 'openapi-backend';
+import { describe, expect, it, vi } from 'vitest';
+import { loadOpenApiDocument } from '../../src/http/openapi-document.js';
+import { createOpenApiRouter } from '../../src/http/openapi-router.js';
+
+// src/http/openapi-router.ts on openapi.yaml, with patches/openapi-backend+5.21.2.patch: a routed
+// request is parsed once (not before routing, after it and again to validate it), and validation
+// and the handler both see only the operation's own query parameters, first value each.
+
+interface Seen {
+  handler?: string;
+  query?: unknown;
+  params?: unknown;
+  errors?: unknown;
+}
+
+function router() {
+  const { api, ownQueryOnly } = createOpenApiRouter(loadOpenApiDocument().document, { bearerAuth: () => ({ ok: true }) });
+  const record =
+    (name: string): Handler =>
+    (c: Context, _req: unknown, seen: Seen) => {
+      seen.handler = name;
+      seen.query = c.request?.query;
+      seen.params = c.request?.params;
+      seen.errors = c.validation?.errors ?? undefined;
+    };
+  api.register({
+    listOffers: record('listOffers'),
+    getOffer: record('getOffer'),
+    notFound: record('notFound'),
+    methodNotAllowed: record('methodNotAllowed'),
+    validationFail: record('validationFail'),
+    unauthorizedHandler: record('unauthorized'),
+    postRoutingHandler: (c: Context, _req: unknown, seen: Seen & { locals: Record<string, unknown> }) =>
+      ownQueryOnly('apiRequest')(c, _req as never, { locals: seen.locals } as never),
+  });
+  const parse = vi.spyOn(api.router, 'parseRequest');
+  async function request(method: string, path: string, query = '') {
+    const apiRequest = { method, path, query: {}, headers: { authorization: 'Bearer x' } };
+    const seen: Seen & { locals: Record<string, unknown> } = { locals: { rawQuery: query, apiRequest } };
+    parse.mockClear();
+    await api.handleRequest(apiRequest, {}, seen);
+    return { seen, parses: parse.mock.calls.length };
+  }
+  return { request };
+}
+
+describe('the API router (openapi-backend as set up by openapi-router.ts)', () => {
+  it('parses a routed request once, and validation and the handler see its own query parameters, first value each', async () => {
+    const { request } = router();
+    const { seen, parses } = await request('get', '/offers', 'limit=5&limit=abc&status=sent&unknown=1');
+    expect(parses).toBe(1);
+    expect(seen).toMatchObject({ handler: 'listOffers', query: { limit: 5, status: 'sent' } });
+  });
+
+  it('validates the query that is left: a bad first value fails, naming it', async () => {
+    const { request } = router();
+    const { seen, parses } = await request('get', '/offers', 'limit=0&limit=5');
+    expect(parses).toBe(1);
+    expect(seen.handler).toBe('validationFail');
+    expect(JSON.stringify(seen.errors)).toContain('/query/limit');
+  });
+
+  it('gives the handlers of a failed routing a parsed request too', async () => {
+    const { request } = router();
+    // The query of an unrouted request stays as app.ts hands it over (empty); it is parsed all the same.
+    const unknown = await request('get', '/nothing', 'a=1');
+    expect(unknown.seen).toMatchObject({ handler: 'notFound', query: {}, params: {} });
+    expect(unknown.parses).toBe(1);
+    const wrongMethod = await request('post', '/offers');
+    expect(wrongMethod.seen.handler).toBe('methodNotAllowed');
+    expect(wrongMethod.parses).toBe(1);
+  });
+
+  it('fills path parameters from the one parse', async () => {
+    const { request } = router();
+    const { seen, parses } = await request('get', '/offers/0b9e7e6e-6f0b-4a0e-9d3c-2f4c9f1d2a10');
+    expect(parses).toBe(1);
+    expect(seen).toMatchObject({ handler: 'getOffer', params: { id: '0b9e7e6e-6f0b-4a0e-9d3c-2f4c9f1d2a10' } });
+  });
+});
