@@ -19,7 +19,8 @@ export function connectionsCheckingIntervalMs(limits: HttpLimits): number {
  * never sends a request on a connection being closed.
  *
  * With `classes`, the server makes each request and response as an instance of them (Node's
- * `IncomingMessage` and `ServerResponse` options), as an express app wants them: src/http/app-classes.ts.
+ * `IncomingMessage` and `ServerResponse` options), as an express app wants them
+ * (src/service/request-classes.ts).
  */
 export function createHttpServer(app: RequestListener, limits: HttpLimits, classes?: ServerClasses): Server {
   const server = createServer(
