@@ -28,8 +28,8 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
   api.register({
     ...handlers,
     ...fallbackHandlers,
-    // SPEC.md "Pagination rules" 3; the request object is the one app.ts gives handleRequest.
-    postRoutingHandler: ownQueryOnly('apiRequest'),
+    // SPEC.md "Pagination rules" 3, from the raw query string app.ts keeps in res.locals.rawQuery.
+    postRoutingHandler: ownQueryOnly,
     unauthorizedHandler: (c: Context, _req: Request, res: Response) => {
       const failure = (c.security?.bearerAuth as { error?: unknown } | undefined)?.error;
       if (failure instanceof Refusal) return failure.answer(res);

@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { OpenApiHeaders } from '../http/openapi-router.js';
 import { rawQuery } from '../http/query.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -59,9 +60,9 @@ export async function createConsole(options: ConsoleOptions): Promise<{ router: 
   router.use(crossSiteCheck(config.publicUrl));
   router.use(CONSOLE_API_PATH, jsonBody, async (req: Request, res: Response) => {
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
-    res.locals.consoleRequest = { method: req.method.toLowerCase(), path: req.path, query: {}, headers: req.headers, body: req.body };
+    const consoleRequest = { method: req.method.toLowerCase(), path: req.path, query: {}, headers: req.headers as OpenApiHeaders, body: req.body };
     try {
-      await api.handleRequest(res.locals.consoleRequest, req, res);
+      await api.handleRequest(consoleRequest, req, res);
     } catch (error) {
       answerUnexpectedError(res, logger, error);
     }

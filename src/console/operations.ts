@@ -62,7 +62,7 @@ export function createConsoleOperations(deps: ConsoleDeps, tables: ConsoleHandle
 
   api.register({
     ...handlers,
-    postRoutingHandler: ownQueryOnly('consoleRequest'),
+    postRoutingHandler: ownQueryOnly,
     unauthorizedHandler: (_c: Context, _req: Request, res: Response) => sendConsoleError(res, 401, 'unauthorized', CONSOLE_MESSAGES.unauthorized),
     validationFail: (c: Context, _req: Request, res: Response) => {
       const invalid = firstInvalid(c);

@@ -4,6 +4,9 @@ import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context, type Document, type Handler } from 'openapi-backend';
 import { firstValues } from './query.js';
 
+/** Node's request headers as openapi-backend types them (Node never sets a header to undefined). */
+export type OpenApiHeaders = Record<string, string | string[]>;
+
 /**
  * Routing and validation by operationId on a 3.1 document: the one setup of the public API
  * (openapi.yaml) and the console (console-api.yaml).
@@ -48,19 +51,16 @@ export function createOpenApiRouter(definition: object, security: Record<string,
 
   /**
    * SPEC.md "Pagination rules" 3: only the matched operation's own query parameters, first value
-   * each, go on to validation and the handler; unknown ones are ignored. Validation and the
-   * handler read the request as parsed after routing (`c.request`; patches/openapi-backend+5.21.2.patch
-   * has validation reuse that parse), so its query is replaced there, and in the request object
-   * given to handleRequest (kept in `res.locals[requestLocal]`), which openapi-backend parses from.
+   * each, go on to validation and the handler; unknown ones are ignored. Both read the request as
+   * parsed after routing (`c.request`: patches/openapi-backend+5.21.2.patch has validation reuse
+   * that parse), so its query is replaced there, from the raw query string app.ts keeps in
+   * `res.locals.rawQuery`.
    */
-  function ownQueryOnly(requestLocal: string): Handler {
-    return (c: Context, _req: Request, res: Response) => {
-      if (!c.operation) return;
-      const request = res.locals[requestLocal] as { query: Record<string, string | number> };
-      request.query = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
-      c.request.query = request.query as Record<string, string>;
-    };
-  }
+  const ownQueryOnly: Handler = (c: Context, _req: Request, res: Response) => {
+    if (!c.operation) return;
+    const own = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
+    c.request.query = own as Record<string, string>;
+  };
 
   return { api, ownQueryOnly };
 }

@@ -8,6 +8,7 @@ import type { ServerClasses } from '../http-server.js';
 import { CONSOLE_PATH, createConsole } from '../console/app.js';
 import { coerceError, type Logger } from '../log.js';
 import { docsDir } from '../paths.js';
+import type { OpenApiHeaders } from '../http/openapi-router.js';
 import { rawQuery } from '../http/query.js';
 import { createRateLimits, type RateLimits } from '../api/admission/rate-limits.js';
 import { loadCursorCodec } from '../api/cursor.js';
@@ -75,9 +76,9 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.use(API_BASE_PATH, (req: Request, res: Response) => {
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
-    res.locals.apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers };
+    const apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers as OpenApiHeaders };
     // Not returned: Express would attach a handler of its own to the promise.
-    api.handleRequest(res.locals.apiRequest, req, res).catch((error: unknown) => answerUnexpectedError(res, logger, error));
+    api.handleRequest(apiRequest, req, res).catch((error: unknown) => answerUnexpectedError(res, logger, error));
   });
 
   // The management console and its API (console-api.yaml), on the same port.

@@ -31,13 +31,13 @@ function router() {
     methodNotAllowed: record('methodNotAllowed'),
     validationFail: record('validationFail'),
     unauthorizedHandler: record('unauthorized'),
-    postRoutingHandler: (c: Context, _req: unknown, seen: Seen & { locals: Record<string, unknown> }) =>
-      ownQueryOnly('apiRequest')(c, _req as never, { locals: seen.locals } as never),
+    postRoutingHandler: (c: Context, req: unknown, seen: Seen & { locals: Record<string, unknown> }) =>
+      ownQueryOnly(c, req as never, { locals: seen.locals } as never),
   });
   const parse = vi.spyOn(api.router, 'parseRequest');
   async function request(method: string, path: string, query = '') {
     const apiRequest = { method, path, query: {}, headers: { authorization: 'Bearer x' } };
-    const seen: Seen & { locals: Record<string, unknown> } = { locals: { rawQuery: query, apiRequest } };
+    const seen: Seen & { locals: Record<string, unknown> } = { locals: { rawQuery: query } };
     parse.mockClear();
     await api.handleRequest(apiRequest, {}, seen);
     return { seen, parses: parse.mock.calls.length };

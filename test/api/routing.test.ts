@@ -85,8 +85,7 @@ describe('routing by operationId on the 3.1 document', () => {
     const res = fakeResponse();
     const req = { ip: '127.0.0.1', originalUrl: `/api/v1${concretePath}`, headers: {} } as unknown as Request;
     const request = { method, path: concretePath, query: {}, headers: {} };
-    res.locals.apiRequest = request; // as app.ts hands it over
-    res.locals.rawQuery = '';
+    res.locals.rawQuery = ''; // as app.ts hands it over
     await api.handleRequest(request, req, res);
     expect(routed).toEqual([operationId]);
     // Key-protected reads stop at the missing key (401) before their handler; everything else runs it.
@@ -117,7 +116,6 @@ describe('methods described in prose are answered by the fallback', () => {
     const res = fakeResponse();
     const req = { ip: '127.0.0.1', method, originalUrl: `/api/v1${path}`, headers: {} } as unknown as Request;
     const request = { method: method.toLowerCase(), path, query: {}, headers: {} };
-    res.locals.apiRequest = request;
     res.locals.rawQuery = '';
     await api.handleRequest(request, req, res);
     return res;

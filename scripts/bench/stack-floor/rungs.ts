@@ -4,7 +4,7 @@ import type { Context } from 'openapi-backend';
 import { systemClock } from '../../../src/clock.js';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { API_BASE_PATH, loadOpenApiDocument } from '../../../src/http/openapi-document.js';
-import { createOpenApiRouter } from '../../../src/http/openapi-router.js';
+import { createOpenApiRouter, type OpenApiHeaders } from '../../../src/http/openapi-router.js';
 import { rawQuery } from '../../../src/http/query.js';
 import type { ServerClasses } from '../../../src/http-server.js';
 import { createServiceLogger } from '../../../src/log.js';
@@ -89,14 +89,13 @@ function openApiHandler() {
     notFound: fail('notFound'),
     methodNotAllowed: fail('methodNotAllowed'),
     notImplemented: fail('notImplemented'),
-    postRoutingHandler: ownQueryOnly('apiRequest'),
+    postRoutingHandler: ownQueryOnly,
     unauthorizedHandler: fail('unauthorized'),
     validationFail: fail('validationFail'),
   });
   return async (req: Request, res: Response) => {
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
-    res.locals.apiRequest = { method: req.method.toLowerCase(), path: req.path, query: {}, headers: req.headers };
-    await api.handleRequest(res.locals.apiRequest, req, res);
+    await api.handleRequest({ method: req.method.toLowerCase(), path: req.path, query: {}, headers: req.headers as OpenApiHeaders }, req, res);
   };
 }
 
