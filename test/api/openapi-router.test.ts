@@ -79,3 +79,41 @@ describe('the API router (openapi-backend as set up by openapi-router.ts)', () =
     expect(seen).toMatchObject({ handler: 'getOffer', params: { id: '0b9e7e6e-6f0b-4a0e-9d3c-2f4c9f1d2a10' } });
   });
 });
+
+describe("the patched parse (patches/openapi-backend+5.21.2.patch) gives what openapi-backend's own gave", () => {
+  const { api } = createOpenApiRouter(loadOpenApiDocument().document, {});
+  const getOffer = api.router.getOperation('getOffer')!;
+
+  it('path parameters: decoded, and null where bath-es5 (the parser it replaces) says no match', async () => {
+    const { default: bath } = (await import('bath-es5')) as unknown as { default: (t: string) => { params(p: string): unknown } };
+    const cases: [string, string][] = [
+      ['/offers/{id}', '/offers/0b9e7e6e-6f0b-4a0e-9d3c-2f4c9f1d2a10'],
+      ['/offers/{id}', '/offers/a%20b%2Fc'],
+      ['/offers/{id}', '/offers/'],
+      ['/offers/{id}', '/offers/a/b'],
+      ['/offers/{id}/events', '/offers/x/events'],
+      ['/offers/{id}/events', '/offers/x/events/'],
+      ['/a/{x}/b/{x}', '/a/1/b/1'],
+      ['/a/{x}/b/{x}', '/a/1/b/2'],
+      ['/a/{x}.{y}', '/a/f.json'],
+    ];
+    for (const [template, path] of cases) {
+      const operation = { ...getOffer, path: template };
+      const ours = api.router.parseRequest({ method: 'get', path, headers: {} }, operation as never).params;
+      expect([template, path, ours]).toEqual([template, path, bath(template).params(path) ?? {}]);
+    }
+  });
+
+  it('headers keyed in lower case, cookies parsed only from a Cookie header, the query copied', () => {
+    const query = { status: 'sent' };
+    const parsed = api.router.parseRequest(
+      { method: 'get', path: '/offers', headers: { 'X-Trace': 'a', cookie: 'od_session=s1; theme=dark' }, query },
+      api.router.getOperation('listOffers'),
+    );
+    expect(parsed.headers).toEqual({ 'x-trace': 'a', cookie: 'od_session=s1; theme=dark' });
+    expect(parsed.cookies).toEqual({ od_session: 's1', theme: 'dark' });
+    expect(parsed.query).toEqual(query);
+    expect(parsed.query).not.toBe(query);
+    expect(api.router.parseRequest({ method: 'get', path: '/offers', headers: {} }).cookies).toEqual({});
+  });
+});
