@@ -117,3 +117,34 @@ describe("the patched parse (patches/openapi-backend+5.21.2.patch) gives what op
     expect(api.router.parseRequest({ method: 'get', path: '/offers', headers: {} }).cookies).toEqual({});
   });
 });
+
+describe('security handlers under the patched handleRequest', () => {
+  async function outcome(security: Handler) {
+    const { api } = createOpenApiRouter(loadOpenApiDocument().document, { bearerAuth: security });
+    const seen: { handler?: string; security?: unknown } = {};
+    const record = (name: string) => (c: Context) => {
+      seen.handler = name;
+      seen.security = c.security;
+    };
+    api.register({ getOffer: record('getOffer'), unauthorizedHandler: record('unauthorized'), notFound: record('notFound') });
+    await api.handleRequest({ method: 'get', path: '/offers/0b9e7e6e-6f0b-4a0e-9d3c-2f4c9f1d2a10', query: {}, headers: {} });
+    return seen;
+  }
+
+  it("stores the handler's result and calls the operation when it is truthy", async () => {
+    expect(await outcome(async () => ({ keyHash: 'h' }))).toEqual({ handler: 'getOffer', security: { bearerAuth: { keyHash: 'h' }, authorized: true } });
+  });
+
+  it('stores what a handler throws or rejects with as { error } and answers unauthorized', async () => {
+    const thrown = new Error('no');
+    expect(
+      await outcome(() => {
+        throw thrown;
+      }),
+    ).toEqual({ handler: 'unauthorized', security: { bearerAuth: { error: thrown }, authorized: false } });
+    const rejectedWithNothing = await outcome(() => Promise.reject(null));
+    expect(rejectedWithNothing.handler).toBe('unauthorized');
+    expect((rejectedWithNothing.security as { bearerAuth: { error: Error } }).bearerAuth.error).toBeInstanceOf(Error);
+    expect(await outcome(async () => false)).toEqual({ handler: 'unauthorized', security: { bearerAuth: false, authorized: false } });
+  });
+});
