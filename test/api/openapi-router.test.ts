@@ -115,6 +115,11 @@ describe("the patched parse (patches/openapi-backend+5.21.2.patch) gives what op
     expect(parsed.query).toEqual(query);
     expect(parsed.query).not.toBe(query);
     expect(api.router.parseRequest({ method: 'get', path: '/offers', headers: {} }).cookies).toEqual({});
+    // Node's headers object has no prototype, so a client can send a header named __proto__.
+    const oddHeaders = Object.assign(Object.create(null) as Record<string, string>, { ['__proto__']: 'x', accept: 'a' });
+    const odd = api.router.parseRequest({ method: 'get', path: '/offers', headers: oddHeaders }).headers;
+    expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+    expect(Object.keys(odd)).toEqual(['__proto__', 'accept']);
   });
 });
 
