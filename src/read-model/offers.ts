@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
 import { overduePageIds } from './overdue-page.js';
-import { rowLimitSql, unpricedSql } from './planned-once.js';
-import { readInScope, type Fragment, type Scope, type Scoped } from './scope.js';
+import { rowLimitFor, rowLimitSql, unpricedSql } from './planned-once.js';
+import { readInScope, scopedRead, type Fragment, type Scope, type Scoped } from './scope.js';
 import type { Offer, OfferEvent, OfferStatus } from './types.js';
 
 /**
@@ -95,6 +95,16 @@ function toOfferEvent(row: EventRow): OfferEvent {
   return { sequence: row.sequence, type: row.type, occurred_at: row.occurred_at, version: row.version, data: row.data };
 }
 
+/** One offer of the scope's workspace; shaped by whether there is an id to look for. */
+const offerInScope = scopedRead({
+  key: (hasId: boolean) => (hasId ? 'id' : 'none'),
+  read: (sql, hasId, values: { now: Date; offerId: string }, workspace) => sql`
+    select ${offerColumns(sql, values.now)}
+    from offers o
+    where ${hasId ? sql`o.id = ${values.offerId}::uuid` : sql`false`} and o.workspace_id = ${workspace}`,
+  order: (sql) => sql`r.id`,
+});
+
 /** One offer of the scope's workspace; `offerId` null (an ID of the wrong form) finds nothing. */
 export async function readOfferInScope(
   sql: Queryable,
@@ -102,16 +112,10 @@ export async function readOfferInScope(
   input: { offerId: string | null; now: Date },
 ): Promise<Scoped<Offer | null>> {
   const { offerId, now } = input;
-  const found = await readInScope<OfferRow>(
-    sql,
-    scope,
+  const found = await readInScope<OfferRow, boolean, { now: Date; offerId: string }>(sql, scope, offerInScope, offerId !== null, {
     now,
-    (workspace) => sql`
-      select ${offerColumns(sql, now)}
-      from offers o
-      where ${offerId === null ? sql`false` : sql`o.id = ${offerId}::uuid`} and o.workspace_id = ${workspace}`,
-    sql`r.id`,
-  );
+    offerId: offerId ?? '',
+  });
   return found && { workspaceId: found.workspaceId, value: found.value[0] ? toOffer(found.value[0]) : null };
 }
 
@@ -144,43 +148,47 @@ export interface OfferPage {
   next: OfferPosition | null;
 }
 
+/** What a page's statement text depends on: the filter, whether a cursor applies, the row count. */
+interface PageShape {
+  /** 'sent' and 'expired' are read their own way; any other status is a filter on the column. */
+  filter: 'all' | 'sent' | 'expired' | 'status';
+  after: boolean;
+  /** The row count written in the text (planned-once.ts). */
+  rows: number;
+}
+
+interface PageValues {
+  now: Date;
+  status: OfferStatus;
+  afterCreatedAt: string;
+  afterId: string;
+}
+
 /**
  * One page of GET /offers by keyset: (created_at, id) < the previous page's last row, index
  * order `offers_list_idx` / `offers_status_list_idx`, LIMIT n + 1 to learn whether a next page
  * exists. No OFFSET and no COUNT, so page 10,000 costs what page 1 costs.
  */
-export async function readOfferPage(
-  sql: Queryable,
-  scope: Scope,
-  input: { status: OfferStatus | null; after: OfferPosition | null; limit: number; now: Date },
-): Promise<Scoped<OfferPage>> {
-  const { status, after, limit, now } = input;
-  const columns = offerColumns(sql, now);
-  const beyond = (alias: string) =>
-    after
-      ? sql`and (${sql(alias)}.created_at, ${sql(alias)}.id) < (${unpricedSql(sql, sql`${after.createdAt}::timestamptz`)}, ${unpricedSql(sql, sql`${after.id}::uuid`)})`
-      : sql``;
-  const take = limit + 1;
-  /**
-   * A page found by its ids first (`ids`, index-only where it can be), then only its rows are
-   * read and shaped: the sent offers on either side of their deadline, and `status=expired`.
-   */
-  const pageByIds = (ids: Fragment) => sql`
-    select ${columns}
-      from (${ids}) page_ids
-      join offers o on o.id = page_ids.id
-     order by o.created_at desc, o.id desc`;
-  /**
-   * Not yet due: an index-only walk of offers_sent_list_idx (it covers expires_at), newest first;
-   * a plain index scan would read the table row of every sent offer it passes.
-   */
-  const duePageIds = (workspace: Fragment) => sql`
-    select k.id from offers k
-     where k.workspace_id = ${workspace} and k.status = 'sent' and not ${overdueSql(sql, 'k', now)} ${beyond('k')}
-     order by k.created_at desc, k.id desc
-     limit ${rowLimitSql(sql, take)}`;
-  const read = (workspace: Fragment) => {
-    if (status === 'expired') {
+const offerPage = scopedRead({
+  key: (shape: PageShape) => `${shape.filter}:${shape.after ? 'after' : 'first'}:${shape.rows}`,
+  read: (sql, shape, values: PageValues, workspace) => {
+    const { now } = values;
+    const columns = offerColumns(sql, now);
+    const beyond = (alias: string) =>
+      shape.after
+        ? sql`and (${sql(alias)}.created_at, ${sql(alias)}.id) < (${unpricedSql(sql, sql`${values.afterCreatedAt}::timestamptz`)}, ${unpricedSql(sql, sql`${values.afterId}::uuid`)})`
+        : sql``;
+    const take = shape.rows;
+    /**
+     * A page found by its ids first (`ids`, index-only where it can be), then only its rows are
+     * read and shaped: the sent offers on either side of their deadline, and `status=expired`.
+     */
+    const pageByIds = (ids: Fragment) => sql`
+      select ${columns}
+        from (${ids}) page_ids
+        join offers o on o.id = page_ids.id
+       order by o.created_at desc, o.id desc`;
+    if (shape.filter === 'expired') {
       // Two index-ordered streams of ids, each at most n + 1 rows, merged: offers the expiry job
       // has marked, and sent offers whose deadline has passed but are not marked yet. Shaping
       // the rows only after the merge halves the rows read and shaped (PostgreSQL's execution of
@@ -191,20 +199,46 @@ export async function readOfferPage(
             where o.workspace_id = ${workspace} and o.status = 'expired' ${beyond('o')}
             order by o.created_at desc, o.id desc limit ${rowLimitSql(sql, take)})
           union all
-          (${overduePageIds(sql, { workspace, afterCreatedAt: after?.createdAt ?? null, beyond, take, now })})
+          (${overduePageIds(sql, { workspace, after: shape.after, afterCreatedAt: values.afterCreatedAt, beyond, take, now })})
         ) m
         order by m.created_at desc, m.id desc
         limit ${rowLimitSql(sql, take)}`);
     }
-    if (status === 'sent') return pageByIds(duePageIds(workspace));
-    const filter = status === null ? sql`` : sql`and o.status = ${status}`;
+    if (shape.filter === 'sent') {
+      /**
+       * Not yet due: an index-only walk of offers_sent_list_idx (it covers expires_at), newest
+       * first; a plain index scan would read the table row of every sent offer it passes.
+       */
+      return pageByIds(sql`
+        select k.id from offers k
+         where k.workspace_id = ${workspace} and k.status = 'sent' and not ${overdueSql(sql, 'k', now)} ${beyond('k')}
+         order by k.created_at desc, k.id desc
+         limit ${rowLimitSql(sql, take)}`);
+    }
+    const filter = shape.filter === 'status' ? sql`and o.status = ${values.status}` : sql``;
     return sql`
       select ${columns} from offers o
       where o.workspace_id = ${workspace} ${filter} ${beyond('o')}
       order by o.created_at desc, o.id desc
       limit ${rowLimitSql(sql, take)}`;
+  },
+  order: (sql) => sql`r.position::timestamptz desc, r.id desc`,
+});
+
+export async function readOfferPage(
+  sql: Queryable,
+  scope: Scope,
+  input: { status: OfferStatus | null; after: OfferPosition | null; limit: number; now: Date },
+): Promise<Scoped<OfferPage>> {
+  const { status, after, limit, now } = input;
+  const shape: PageShape = {
+    filter: status === null ? 'all' : status === 'sent' || status === 'expired' ? status : 'status',
+    after: after !== null,
+    rows: rowLimitFor(limit + 1),
   };
-  const found = await readInScope<OfferRow>(sql, scope, now, read, sql`r.position::timestamptz desc, r.id desc`);
+  // Values a shape does not read are placeholders: only the values in the text are sent.
+  const values: PageValues = { now, status: status ?? 'sent', afterCreatedAt: after?.createdAt ?? '', afterId: after?.id ?? '' };
+  const found = await readInScope<OfferRow, PageShape, PageValues>(sql, scope, offerPage, shape, values);
   if (!found) return null;
   const rows = found.value;
   const hasMore = rows.length > limit;
@@ -223,32 +257,45 @@ export interface OfferEventPage {
   nextAfterSequence: number | null;
 }
 
+interface TimelineValues {
+  now: Date;
+  offerId: string;
+  afterSequence: number;
+  take: number;
+}
+
 /**
  * One page of an offer's timeline in sequence order. The workspace check and the page are one
- * statement (one round trip): a missing or foreign offer yields no row at all.
+ * statement (one round trip): a missing or foreign offer yields no row at all. Shaped by whether
+ * there is an id to look for; the row count stays a parameter (planned-once.ts).
  */
+const timelinePage = scopedRead({
+  key: (hasId: boolean) => (hasId ? 'id' : 'none'),
+  read: (sql, hasId, values: TimelineValues, workspace) => sql`
+    select true as found, e.sequence, e.type, api_timestamp(e.occurred_at) as occurred_at, e.version, e.data
+    from offers o
+    left join lateral (
+      select * from offer_events e
+      where e.offer_id = o.id and e.sequence > ${values.afterSequence}
+      order by e.sequence
+      limit ${values.take}
+    ) e on true
+    where ${hasId ? sql`o.id = ${values.offerId}::uuid` : sql`false`} and o.workspace_id = ${workspace}`,
+  order: (sql) => sql`r.sequence`,
+});
+
 export async function readOfferEventPage(
   sql: Queryable,
   scope: Scope,
   input: { offerId: string | null; afterSequence: number; limit: number; now: Date },
 ): Promise<Scoped<OfferEventPage>> {
   const { offerId } = input;
-  const take = input.limit + 1;
-  const found = await readInScope<EventRow & { found: boolean; sequence: number | null }>(
+  const found = await readInScope<EventRow & { found: boolean; sequence: number | null }, boolean, TimelineValues>(
     sql,
     scope,
-    input.now,
-    (workspace) => sql`
-      select true as found, e.sequence, e.type, api_timestamp(e.occurred_at) as occurred_at, e.version, e.data
-      from offers o
-      left join lateral (
-        select * from offer_events e
-        where e.offer_id = o.id and e.sequence > ${input.afterSequence}
-        order by e.sequence
-        limit ${take}
-      ) e on true
-      where ${offerId === null ? sql`false` : sql`o.id = ${offerId}::uuid`} and o.workspace_id = ${workspace}`,
-    sql`r.sequence`,
+    timelinePage,
+    offerId !== null,
+    { now: input.now, offerId: offerId ?? '', afterSequence: input.afterSequence, take: input.limit + 1 },
   );
   if (!found) return null;
   const rows = found.value;

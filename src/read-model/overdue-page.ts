@@ -14,8 +14,10 @@ function deadlineWeekSql(sql: Queryable, value: Fragment) {
 export interface OverduePageInput {
   /** The page's workspace, as readInScope names it. */
   workspace: Fragment;
-  /** created_at of the previous page's last row, if any. */
-  afterCreatedAt: string | null;
+  /** Whether the page follows a previous one (part of the statement's shape). */
+  after: boolean;
+  /** created_at of the previous page's last row; read only when `after`. */
+  afterCreatedAt: string;
   /** The keyset condition past the previous page's last row, for the offers row `alias`. */
   beyond: (alias: string) => Fragment;
   /** Rows to return at least: the page size plus one (the statement may return more, planned-once.ts). */
@@ -45,7 +47,7 @@ export function overduePageIds(sql: Queryable, input: OverduePageInput): Fragmen
   // The times are hidden from the planner (planned-once.ts), so the page keeps one plan.
   const now = () => unpricedSql(sql, sql`${input.now}::timestamptz`);
   const newest = () =>
-    input.afterCreatedAt === null
+    !input.after
       ? now()
       : unpricedSql(sql, sql`least(${input.now}::timestamptz, ${input.afterCreatedAt}::timestamptz)`);
   const thisWeek = () => unpricedSql(sql, deadlineWeekSql(sql, sql`${input.now}::timestamptz`));

@@ -31,11 +31,18 @@ const ROW_LIMITS = [2, 11, 26, 51, 101] as const;
  * is priced alike either way and keeps its parameters.
  */
 export function rowLimitSql(sql: Queryable, rows: number): Fragment {
+  return sql.unsafe(String(rowLimitFor(rows))) as unknown as Fragment;
+}
+
+/**
+ * The row count rowLimitSql writes for `rows`: part of a page statement's shape, so a statement
+ * built once (db/once-built.ts) is built once per size, not per count asked for.
+ */
+export function rowLimitFor(rows: number): number {
   // Only a whole number ever reaches the text. A count above the largest size (no API request
   // asks for one; the read model's own callers may) is written as it is.
   if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`a row limit must be a whole number, got ${rows}`);
-  const limit = ROW_LIMITS.find((size) => size >= rows) ?? rows;
-  return sql.unsafe(String(limit)) as unknown as Fragment;
+  return ROW_LIMITS.find((size) => size >= rows) ?? rows;
 }
 
 /**

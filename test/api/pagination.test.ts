@@ -209,7 +209,8 @@ describe('cost does not grow with depth', () => {
       await tx`set local enable_seqscan = off`;
       const [row] = await tx`explain (format json) ${overduePageIds(tx, {
         workspace: tx`${ws.workspaceId}::uuid`,
-        afterCreatedAt: null,
+        after: false,
+        afterCreatedAt: '',
         beyond: () => tx``,
         take: 26,
         now: api.clock.now(),
