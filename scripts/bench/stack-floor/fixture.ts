@@ -55,6 +55,14 @@ type Rows = Record<string, unknown>[];
  * on top of it unchanged (fragments, row mapping, JSON); what is left out is postgres.js and the
  * database, which the bench's baseline pays as well. Any other statement fails loudly.
  */
+/** postgres.js's identifier, as `sql(name)` makes it (src/db/once-built.ts knows it by its class name). */
+class Identifier {
+  readonly value: string;
+  constructor(name: string) {
+    this.value = `"${name.replace(/"/g, '""')}"`;
+  }
+}
+
 export function cannedSql(): Sql {
   const cursorKey = Buffer.alloc(32, 7);
   const offerRow = {
@@ -85,17 +93,24 @@ export function cannedSql(): Sql {
     [/^\s*select 1\s*$/, () => [{ '?column?': 1 }]],
     [/^\s*select scope_key\.workspace_id as scope_workspace_id/, () => [{ ...offerRow }]],
   ];
-  // A template's strings array is the same object on every call from one place: look it up once.
+  // A template's strings array is the same object on every call from one place, and a once-built
+  // statement's text (src/db/once-built.ts) the same string: look either up once.
   const byTemplate = new WeakMap<TemplateStringsArray, () => Rows>();
-  const answerFor = (strings: TemplateStringsArray): (() => Rows) => {
-    let answer = byTemplate.get(strings);
-    if (!answer) {
-      const found = answers.find(([pattern]) => pattern.test(strings[0] ?? ''));
-      answer = found ? found[1] : () => {
-        throw new Error(`stack-floor: no canned answer for ${strings.join('$').slice(0, 120)}`);
-      };
-      byTemplate.set(strings, answer);
+  const byText = new Map<string, () => Rows>();
+  const find = (text: string): (() => Rows) =>
+    answers.find(([pattern]) => pattern.test(text))?.[1] ??
+    (() => {
+      throw new Error(`stack-floor: no canned answer for ${text.slice(0, 120)}`);
+    });
+  const answerFor = (strings: TemplateStringsArray | readonly [string]): (() => Rows) => {
+    if (!('raw' in strings)) {
+      const text = strings[0];
+      let answer = byText.get(text);
+      if (!answer) byText.set(text, (answer = find(text)));
+      return answer;
     }
+    let answer = byTemplate.get(strings);
+    if (!answer) byTemplate.set(strings, (answer = find(strings.join('$'))));
     return answer;
   };
   /**
@@ -112,9 +127,8 @@ export function cannedSql(): Sql {
       { columns },
     );
   };
-  function sql(first: unknown, ...values: unknown[]) {
-    if (!Array.isArray(first) || !('raw' in first)) return { identifier: first };
-    const strings = first as unknown as TemplateStringsArray;
+  /** A pending query as postgres.js makes one, with the fields src/db/once-built.ts writes a text from. */
+  function query(strings: TemplateStringsArray | readonly [string], args: unknown[]) {
     const answer = <R, T>(shape: (canned: () => Rows) => (rows: Rows) => R, resolve: (rows: R) => T, reject: (error: unknown) => T) =>
       Promise.resolve()
         .then(() => {
@@ -124,6 +138,8 @@ export function cannedSql(): Sql {
         .then(resolve, reject);
     return {
       strings,
+      args,
+      tagged: 'raw' in strings,
       values() {
         return {
           then: <T>(resolve: (rows: ReturnType<ReturnType<typeof asValues>>) => T, reject: (error: unknown) => T) => answer(asValues, resolve, reject),
@@ -135,6 +151,11 @@ export function cannedSql(): Sql {
       },
     };
   }
+  function sql(first: unknown, ...values: unknown[]) {
+    if (!Array.isArray(first) || !('raw' in first)) return new Identifier(String(first));
+    return query(first as unknown as TemplateStringsArray, values);
+  }
+  sql.unsafe = (text: string, args: unknown[] = []) => query([text], args);
   sql.json = (value: unknown) => value;
   return sql as unknown as Sql;
 }
