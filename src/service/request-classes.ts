@@ -10,8 +10,8 @@ import type { ServerClasses } from '../http-server.js';
  * `app.response`) with Object.setPrototypeOf when the request enters the app. An object whose
  * prototype changes after it was made loses the shape V8 had learnt for it, and Node's own HTTP
  * code then runs slower on it for the rest of the request: in the stack floor, express's share of
- * the CPU per request (docs/performance.md, "What changed in the round before (2026-11-26,
- * express's prototypes and one parse)").
+ * the CPU per request (docs/performance.md, the round headed "express's prototypes and one
+ * parse", 2026-11-26).
  *
  * Each prototype becomes a class's: the class extends Node's, its prototype holds what express's
  * held (the `app` property, over express's methods, over Node's), and the app takes it as its
