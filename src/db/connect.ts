@@ -4,6 +4,8 @@ export type Sql = postgres.Sql<{ bigint: number }>;
 export type Tx = postgres.TransactionSql<{ bigint: number }>;
 /** Either the pool or an open transaction: domain operations accept both. */
 export type Queryable = Sql | Tx;
+/** A piece of SQL made with the tagged template, not yet sent: a part of a larger statement. */
+export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 export interface ConnectOptions {
   max?: number;

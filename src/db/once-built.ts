@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { Queryable } from './connect.js';
+import type { Fragment, Queryable } from './connect.js';
 import type { ValuesResult } from './fixed-shape-rows.js';
 
 /**
@@ -32,8 +32,6 @@ export interface OnceBuilt<S, V> {
   /** The text for `shape` and the names of its values in parameter order (built with `values` if new). */
   textOf(sql: Queryable, shape: S, values: V): { text: string; order: readonly string[] };
 }
-
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** Stands in for the value `name` while a statement's text is built. */
 class Slot {

@@ -1,7 +1,6 @@
-import type postgres from 'postgres';
 import type { OfferStatus } from '../contract.js';
 import { exhaustive } from '../exhaustive.js';
-import type { Queryable, Tx } from '../db/connect.js';
+import type { Fragment, Queryable, Tx } from '../db/connect.js';
 import { invalidInput, invalidTransition, notFound } from './errors.js';
 
 export type { OfferStatus };
@@ -88,7 +87,7 @@ export function statusAt(offer: LockedOffer, at: Date): OfferStatus {
  * when the offers row `alias` is a sent offer at or past its deadline at `at` (a time, or SQL
  * that gives one).
  */
-export function overdueSql(sql: Queryable, alias: string, at: Date | postgres.PendingQuery<postgres.Row[]>) {
+export function overdueSql(sql: Queryable, alias: string, at: Date | Fragment) {
   return sql`(${sql(alias)}.status = 'sent' and ${sql(alias)}.expires_at <= ${at})`;
 }
 

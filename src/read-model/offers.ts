@@ -1,8 +1,8 @@
-import type { Queryable } from '../db/connect.js';
+import type { Fragment, Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
 import { overduePageIds } from './overdue-page.js';
 import { rowLimitFor, rowLimitSql, unpricedSql } from './planned-once.js';
-import { readInScope, scopedRead, type Fragment, type Scope, type Scoped } from './scope.js';
+import { readInScope, scopedRead, type Scope, type Scoped } from './scope.js';
 import type { Offer, OfferEvent, OfferStatus } from './types.js';
 
 /**

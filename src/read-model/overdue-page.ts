@@ -1,6 +1,5 @@
-import type { Queryable } from '../db/connect.js';
+import type { Fragment, Queryable } from '../db/connect.js';
 import { overdueSql } from '../domain/offer-state.js';
-import type { Fragment } from './scope.js';
 import { rowLimitSql, unpricedSql } from './planned-once.js';
 
 /**

@@ -1,8 +1,5 @@
-import type postgres from 'postgres';
-import type { Queryable } from '../db/connect.js';
+import type { Fragment, Queryable } from '../db/connect.js';
 
-/** A piece of SQL not yet sent (scope.ts's Fragment, which imports this file). */
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /**
  * The row counts a page's statement may be written with, smallest first (`limit` + 1 for the

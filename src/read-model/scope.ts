@@ -1,5 +1,4 @@
-import type postgres from 'postgres';
-import type { Queryable } from '../db/connect.js';
+import type { Fragment, Queryable } from '../db/connect.js';
 import { rowObjects } from '../db/fixed-shape-rows.js';
 import { onceBuilt, type OnceBuilt } from '../db/once-built.js';
 import { unpricedSql } from './planned-once.js';
@@ -15,9 +14,6 @@ export type Scope = { workspaceId: string } | { apiKeyHash: Buffer };
 
 /** The rows of a read and the workspace they were read for; null when the key is not valid. */
 export type Scoped<T> = { workspaceId: string; value: T } | null;
-
-/** A piece of SQL built with the tagged template, not yet sent. */
-export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /**
  * SPEC.md "Authentication": a key is valid while it is not revoked and not past its expiry. The

@@ -1,5 +1,4 @@
-import type postgres from 'postgres';
-import type { Queryable } from '../../db/connect.js';
+import type { Fragment, Queryable } from '../../db/connect.js';
 import type { DevListenTarget } from './devListen.js';
 
 export interface ClaimedDelivery {
@@ -65,7 +64,7 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
   // The due rows of the endpoint of `rooms r`, oldest first: pending ones due now (at most
   // `pending` of them) and stale `sending` ones (lease passed or worker gone, from `stale`).
   // firsts takes the first of them, picks the rest.
-  const dueRows = (pending: postgres.PendingQuery<postgres.Row[]>) => sql`
+  const dueRows = (pending: Fragment) => sql`
              select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
                from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
                         from webhook_deliveries d
