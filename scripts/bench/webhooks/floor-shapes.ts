@@ -28,18 +28,25 @@ import { sentDeliveries } from './sent-deliveries.js';
  *   lease) lives in a narrow table of its own, which alone the claim reads and writes, and from
  *   which the outcome deletes the row. (The log row stays `pending` while its attempt is in
  *   flight; a product on this model would read `sending` from the lease.)
+ * - `end-written`: the leanest model that keeps the delivery log's rows in PostgreSQL as the
+ *   console reads them. An open delivery is only a narrow row (what the log row will need, its
+ *   due time, its lease, the message-and-endpoint key); the claim and a failed attempt touch only
+ *   that row. The delivery's row, with the delivery lists' indexes, is written once, when the
+ *   delivery ends, in the outcome's statement that deletes the narrow row. (Attempt rows then
+ *   come before their delivery's row, so the attempts' key to it is left out; a product on this
+ *   model would list open deliveries from the narrow table.)
  *
  * No shape applies any webhook limit, lease expiry or retry schedule. The tables are the bench's
  * own (made and dropped by floor.ts), never the product's.
  */
-export const FLOOR_SHAPES = ['bare', 'writes', 'product-without-lists', 'product', 'split'] as const;
+export const FLOOR_SHAPES = ['bare', 'writes', 'product-without-lists', 'product', 'split', 'end-written'] as const;
 export type FloorShape = (typeof FLOOR_SHAPES)[number];
 
 export const FLOOR_TABLE = 'bench_floor_queue';
 const ATTEMPTS_TABLE = 'bench_floor_attempts';
-/** The `split` shape's open deliveries. */
+/** The open deliveries of the `split` and `end-written` shapes. */
 const OPEN_TABLE = 'bench_floor_open';
-/** The product's indexes that hold only open deliveries (the claim's and the limits'), which `split` moves off the delivery's row. */
+/** The product's indexes that hold only open deliveries (the claim's and the limits'), which `split` and `end-written` move off the delivery's row. */
 const OPEN_ONLY_INDEXES = ['_open_idx', '_workspace_due_idx', '_waiting_idx', '_sending_idx'];
 /** The (message, endpoint) pairs the `writes` and `product` shapes insert inside the clock. */
 const SOURCE_TABLE = 'bench_floor_source';
@@ -138,7 +145,7 @@ export async function fillFloor(sql: Sql, shape: FloorShape, count: number): Pro
       select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'webhook_deliveries'`;
     for (const { indexname, indexdef } of indexes) {
       if (shape === 'product-without-lists' && indexname.endsWith('_log_idx')) continue;
-      if (shape === 'split' && OPEN_ONLY_INDEXES.some((suffix) => indexname.endsWith(suffix))) continue;
+      if (opensApart(shape) && OPEN_ONLY_INDEXES.some((suffix) => indexname.endsWith(suffix))) continue;
       await sql.unsafe(indexdef.replaceAll('webhook_deliveries', FLOOR_TABLE));
     }
     await sql`
@@ -147,12 +154,26 @@ export async function fillFloor(sql: Sql, shape: FloorShape, count: number): Pro
         add foreign key (endpoint_id) references webhook_endpoints (id) on delete cascade,
         add foreign key (workspace_id) references workspaces (id) on delete cascade`;
     await sql`create table ${attempts} (like webhook_attempts including all)`;
-    await sql`
-      alter table ${attempts}
-        add foreign key (delivery_id) references ${queue} (id) on delete cascade,
-        add foreign key (endpoint_id) references webhook_endpoints (id) on delete cascade`;
+    await sql`alter table ${attempts} add foreign key (endpoint_id) references webhook_endpoints (id) on delete cascade`;
+    if (shape !== 'end-written') await sql`alter table ${attempts} add foreign key (delivery_id) references ${queue} (id) on delete cascade`;
   }
-  if (shape === 'split') {
+  if (shape === 'end-written') {
+    await sql`
+      create table ${sql(OPEN_TABLE)} (
+        delivery_id uuid constraint bench_floor_open_pkey primary key default gen_random_uuid(),
+        message_id uuid not null,
+        endpoint_id uuid not null,
+        workspace_id uuid not null,
+        event_type text not null,
+        attempt_count int not null default 0,
+        created_at timestamptz not null default now(),
+        next_attempt_at timestamptz not null default now(),
+        lease_token uuid,
+        lease_until timestamptz,
+        constraint bench_floor_open_message_endpoint_key unique (message_id, endpoint_id)
+      )`;
+    await sql`create index bench_floor_open_due_idx on ${sql(OPEN_TABLE)} (next_attempt_at, delivery_id) where lease_token is null`;
+  } else if (shape === 'split') {
     const open = sql(OPEN_TABLE);
     await sql`
       create table ${open} (
@@ -173,14 +194,19 @@ export async function fillFloor(sql: Sql, shape: FloorShape, count: number): Pro
 
 /** The shapes on copies of the product's tables. */
 function productShaped(shape: FloorShape): boolean {
-  return shape === 'product' || shape === 'product-without-lists' || shape === 'split';
+  return shape === 'product' || shape === 'product-without-lists' || opensApart(shape);
+}
+
+/** The shapes whose open deliveries' state lives in a narrow table of its own. */
+function opensApart(shape: FloorShape): boolean {
+  return shape === 'split' || shape === 'end-written';
 }
 
 /** What the run left undelivered (0 when every delivery was recorded as delivered). */
 export async function undelivered(sql: Sql, shape: FloorShape, expected: number): Promise<number> {
   const done = productShaped(shape) ? 'succeeded' : 'delivered';
   const [row] = await sql<{ n: number }[]>`select count(*) filter (where status = ${done})::int as n from ${sql(FLOOR_TABLE)}`;
-  if (shape !== 'split') return expected - row!.n;
+  if (!opensApart(shape)) return expected - row!.n;
   // A delivered row must also have left the open deliveries.
   const [open] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(OPEN_TABLE)}`;
   return expected - row!.n + open!.n;
@@ -193,6 +219,12 @@ export async function fanOut(sql: Sql, shape: FloorShape, first: number, last: n
   if (shape === 'bare') throw new Error('the bare floor writes its rows before the clock starts');
   if (shape === 'writes') {
     await sql`insert into ${queue} (message_id, endpoint_id) select message_id, endpoint_id from ${source} where seq between ${first} and ${last}`;
+  } else if (shape === 'end-written') {
+    await sql`
+      insert into ${sql(OPEN_TABLE)} (message_id, endpoint_id, workspace_id, event_type)
+      select message_id, endpoint_id, workspace_id, event_type
+        from ${source} where seq between ${first} and ${last}
+      on conflict (message_id, endpoint_id) do nothing`;
   } else if (shape === 'split') {
     await sql`
       with made as (
@@ -231,7 +263,7 @@ export async function claimFloor(sql: Sql, shape: FloorShape, limit: number): Pr
   }
   const open = sql(OPEN_TABLE);
   const claimed =
-    shape === 'split'
+    opensApart(shape)
       ? sql`
           update ${open} set lease_token = gen_random_uuid(), lease_until = now() + interval '5 minutes'
            where delivery_id in (
@@ -306,6 +338,34 @@ export async function recordFloor(sql: Sql, shape: FloorShape, outcomes: Outcome
     select * from unnest(${ids}::uuid[], ${tokens}::uuid[], ${endpoints}::uuid[], ${oks}::text[]::boolean[], ${codes}::int[],
                          ${times}::timestamptz[], ${durations}::int[])
                as i(id, lease_token, endpoint_id, ok, status_code, attempted_at, duration_ms)`;
+  if (shape === 'end-written') {
+    // The lease is checked and ended on the narrow row; the delivery's row is first written here.
+    const open = sql(OPEN_TABLE);
+    await sql`
+      with input as (${input}),
+      ended as (
+        delete from ${open} o using input i
+         where o.delivery_id = i.id and o.lease_token = i.lease_token and i.ok
+        returning o.*
+      ),
+      released as (
+        update ${open} o set lease_token = null, lease_until = null, attempt_count = o.attempt_count + 1,
+               next_attempt_at = now() + interval '1 minute'
+          from input i
+         where o.delivery_id = i.id and o.lease_token = i.lease_token and not i.ok
+      ),
+      logged as (
+        insert into ${queue}
+          (id, message_id, endpoint_id, workspace_id, event_type, status, attempt_count, max_attempts,
+           next_attempt_at, created_at, updated_at, finished_at)
+        select e.delivery_id, e.message_id, e.endpoint_id, e.workspace_id, e.event_type, 'succeeded', e.attempt_count + 1, 8,
+               e.next_attempt_at, e.created_at, now(), now()
+          from ended e
+      )
+      insert into ${attempts} (delivery_id, endpoint_id, attempt, attempted_at, succeeded, status_code, duration_ms)
+      select i.id, i.endpoint_id, 1, i.attempted_at, i.ok, i.status_code, i.duration_ms from input i`;
+    return 1;
+  }
   if (shape === 'split') {
     // The lease is checked and ended on the narrow row; the delivery's row is written only here.
     const open = sql(OPEN_TABLE);
