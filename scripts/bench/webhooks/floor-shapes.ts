@@ -1,4 +1,13 @@
 import type { Sql } from '../../../src/db/connect.js';
+import {
+  claimLimited,
+  createEndWritten,
+  dropLimitTables,
+  fanOutEndWritten,
+  recordEndWritten,
+  unsettledEndpoints,
+  type EndWrittenTables,
+} from './floor-end-written.js';
 import { sentDeliveries } from './sent-deliveries.js';
 
 /**
@@ -35,11 +44,14 @@ import { sentDeliveries } from './sent-deliveries.js';
  *   delivery ends, in the outcome's statement that deletes the narrow row. (Attempt rows then
  *   come before their delivery's row, so the attempts' key to it is left out; a product on this
  *   model would list open deliveries from the narrow table.)
+ * - `end-written-limited`: `end-written` with the bookkeeping of SPEC.md "Webhook limits" kept
+ *   the way that model would keep it, in small rows (floor-end-written.ts); the one exception to
+ *   the rule below.
  *
- * No shape applies any webhook limit, lease expiry or retry schedule. The tables are the bench's
+ * No other shape applies any webhook limit, and none a lease expiry or retry schedule. The tables are the bench's
  * own (made and dropped by floor.ts), never the product's.
  */
-export const FLOOR_SHAPES = ['bare', 'writes', 'product-without-lists', 'product', 'split', 'end-written'] as const;
+export const FLOOR_SHAPES = ['bare', 'writes', 'product-without-lists', 'product', 'split', 'end-written', 'end-written-limited'] as const;
 export type FloorShape = (typeof FLOOR_SHAPES)[number];
 
 export const FLOOR_TABLE = 'bench_floor_queue';
@@ -75,6 +87,7 @@ export function isFloorShape(value: string): value is FloorShape {
 }
 
 export async function dropFloorTables(sql: Sql): Promise<void> {
+  await dropLimitTables(sql);
   await sql`drop table if exists ${sql(OPEN_TABLE)}, ${sql(ATTEMPTS_TABLE)}, ${sql(FLOOR_TABLE)}, ${sql(SOURCE_TABLE)}`;
 }
 
@@ -155,24 +168,10 @@ export async function fillFloor(sql: Sql, shape: FloorShape, count: number): Pro
         add foreign key (workspace_id) references workspaces (id) on delete cascade`;
     await sql`create table ${attempts} (like webhook_attempts including all)`;
     await sql`alter table ${attempts} add foreign key (endpoint_id) references webhook_endpoints (id) on delete cascade`;
-    if (shape !== 'end-written') await sql`alter table ${attempts} add foreign key (delivery_id) references ${queue} (id) on delete cascade`;
+    if (!writtenAtEnd(shape)) await sql`alter table ${attempts} add foreign key (delivery_id) references ${queue} (id) on delete cascade`;
   }
-  if (shape === 'end-written') {
-    await sql`
-      create table ${sql(OPEN_TABLE)} (
-        delivery_id uuid constraint bench_floor_open_pkey primary key default gen_random_uuid(),
-        message_id uuid not null,
-        endpoint_id uuid not null,
-        workspace_id uuid not null,
-        event_type text not null,
-        attempt_count int not null default 0,
-        created_at timestamptz not null default now(),
-        next_attempt_at timestamptz not null default now(),
-        lease_token uuid,
-        lease_until timestamptz,
-        constraint bench_floor_open_message_endpoint_key unique (message_id, endpoint_id)
-      )`;
-    await sql`create index bench_floor_open_due_idx on ${sql(OPEN_TABLE)} (next_attempt_at, delivery_id) where lease_token is null`;
+  if (writtenAtEnd(shape)) {
+    await createEndWritten(sql, END_WRITTEN, shape === 'end-written-limited');
   } else if (shape === 'split') {
     const open = sql(OPEN_TABLE);
     await sql`
@@ -199,17 +198,26 @@ function productShaped(shape: FloorShape): boolean {
 
 /** The shapes whose open deliveries' state lives in a narrow table of its own. */
 function opensApart(shape: FloorShape): boolean {
-  return shape === 'split' || shape === 'end-written';
+  return shape === 'split' || writtenAtEnd(shape);
 }
 
-/** What the run left undelivered (0 when every delivery was recorded as delivered). */
+/** The shapes that write the delivery's row only when it ends (floor-end-written.ts). */
+function writtenAtEnd(shape: FloorShape): shape is 'end-written' | 'end-written-limited' {
+  return shape === 'end-written' || shape === 'end-written-limited';
+}
+
+const END_WRITTEN: EndWrittenTables = { open: OPEN_TABLE, queue: FLOOR_TABLE, attempts: ATTEMPTS_TABLE, source: SOURCE_TABLE };
+
+/** What the run left undelivered (0 when every delivery was recorded as delivered and, in `end-written-limited`, its counts settled). */
 export async function undelivered(sql: Sql, shape: FloorShape, expected: number): Promise<number> {
   const done = productShaped(shape) ? 'succeeded' : 'delivered';
   const [row] = await sql<{ n: number }[]>`select count(*) filter (where status = ${done})::int as n from ${sql(FLOOR_TABLE)}`;
   if (!opensApart(shape)) return expected - row!.n;
   // A delivered row must also have left the open deliveries.
   const [open] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(OPEN_TABLE)}`;
-  return expected - row!.n + open!.n;
+  // The limits' counts must also have come back to zero.
+  const unsettled = shape === 'end-written-limited' ? await unsettledEndpoints(sql) : 0;
+  return expected - row!.n + open!.n + unsettled;
 }
 
 /** The fan-out's insert of `source` rows first..last (1-based, inclusive) as pending deliveries. */
@@ -219,12 +227,8 @@ export async function fanOut(sql: Sql, shape: FloorShape, first: number, last: n
   if (shape === 'bare') throw new Error('the bare floor writes its rows before the clock starts');
   if (shape === 'writes') {
     await sql`insert into ${queue} (message_id, endpoint_id) select message_id, endpoint_id from ${source} where seq between ${first} and ${last}`;
-  } else if (shape === 'end-written') {
-    await sql`
-      insert into ${sql(OPEN_TABLE)} (message_id, endpoint_id, workspace_id, event_type)
-      select message_id, endpoint_id, workspace_id, event_type
-        from ${source} where seq between ${first} and ${last}
-      on conflict (message_id, endpoint_id) do nothing`;
+  } else if (writtenAtEnd(shape)) {
+    await fanOutEndWritten(sql, END_WRITTEN, shape === 'end-written-limited', first, last);
   } else if (shape === 'split') {
     await sql`
       with made as (
@@ -261,6 +265,7 @@ export async function claimFloor(sql: Sql, shape: FloorShape, limit: number): Pr
        where id in (${due})
       returning id, endpoint_id, url, message_id, body, null as lease_token`;
   }
+  if (shape === 'end-written-limited') return claimLimited(sql, END_WRITTEN, limit);
   const open = sql(OPEN_TABLE);
   const claimed =
     opensApart(shape)
@@ -338,32 +343,8 @@ export async function recordFloor(sql: Sql, shape: FloorShape, outcomes: Outcome
     select * from unnest(${ids}::uuid[], ${tokens}::uuid[], ${endpoints}::uuid[], ${oks}::text[]::boolean[], ${codes}::int[],
                          ${times}::timestamptz[], ${durations}::int[])
                as i(id, lease_token, endpoint_id, ok, status_code, attempted_at, duration_ms)`;
-  if (shape === 'end-written') {
-    // The lease is checked and ended on the narrow row; the delivery's row is first written here.
-    const open = sql(OPEN_TABLE);
-    await sql`
-      with input as (${input}),
-      ended as (
-        delete from ${open} o using input i
-         where o.delivery_id = i.id and o.lease_token = i.lease_token and i.ok
-        returning o.*
-      ),
-      released as (
-        update ${open} o set lease_token = null, lease_until = null, attempt_count = o.attempt_count + 1,
-               next_attempt_at = now() + interval '1 minute'
-          from input i
-         where o.delivery_id = i.id and o.lease_token = i.lease_token and not i.ok
-      ),
-      logged as (
-        insert into ${queue}
-          (id, message_id, endpoint_id, workspace_id, event_type, status, attempt_count, max_attempts,
-           next_attempt_at, created_at, updated_at, finished_at)
-        select e.delivery_id, e.message_id, e.endpoint_id, e.workspace_id, e.event_type, 'succeeded', e.attempt_count + 1, 8,
-               e.next_attempt_at, e.created_at, now(), now()
-          from ended e
-      )
-      insert into ${attempts} (delivery_id, endpoint_id, attempt, attempted_at, succeeded, status_code, duration_ms)
-      select i.id, i.endpoint_id, 1, i.attempted_at, i.ok, i.status_code, i.duration_ms from input i`;
+  if (writtenAtEnd(shape)) {
+    await recordEndWritten(sql, END_WRITTEN, shape === 'end-written-limited', input);
     return 1;
   }
   if (shape === 'split') {
