@@ -149,8 +149,11 @@ export async function claimLimited(sql: Sql, t: EndWrittenTables, limit: number)
         from ${sql(STATE_TABLE)} s
        where (s.window_started_at is null or s.window_started_at <= now() - interval '1 minute'
               or s.window_starts < ${STARTS_PER_MINUTE})
-         and exists (select 1 from ${open} o
-                      where o.workspace_id = s.workspace_id and o.lease_token is null and o.next_attempt_at <= now())
+         -- A scalar probe reading one index entry, as the product's claim has it: an exists here
+         -- was planned as a join over every due delivery.
+         and coalesce((select true from ${open} o
+                        where o.workspace_id = s.workspace_id and o.lease_token is null and o.next_attempt_at <= now()
+                        limit 1), false)
        order by s.queue_position
        limit ${CLAIM_WORKSPACES}
          for update skip locked
@@ -161,6 +164,9 @@ export async function claimLimited(sql: Sql, t: EndWrittenTables, limit: number)
         from ws join ${sql(COUNTS_TABLE)} c on c.workspace_id = ws.workspace_id
        where c.in_flight < ${SHARE_PER_ENDPOINT}
     ),
+    -- The batch opens with one delivery of each of the n workspaces, so no endpoint gives more
+    -- than limit - n + 1 (the product's claim reads no more either).
+    reach as (select greatest(1, ${limit} - count(*) + 1) as per_endpoint from ws),
     picks as (
       select d.delivery_id, r.workspace_id, r.endpoint_id, d.next_attempt_at, r.capacity, r.queue_position
         from rooms r
@@ -168,7 +174,7 @@ export async function claimLimited(sql: Sql, t: EndWrittenTables, limit: number)
              select o.delivery_id, o.next_attempt_at from ${open} o
               where o.endpoint_id = r.endpoint_id and o.lease_token is null and o.next_attempt_at <= now()
               order by o.next_attempt_at, o.delivery_id
-              limit r.room) d
+              limit least(r.room, (select per_endpoint from reach))) d
     ),
     -- Ranked and chosen as the product's claim does (src/webhooks/sql/claimDeliveries.ts).
     ranked as (
