@@ -18,13 +18,14 @@ import { ladderTable, LADDER_RUNGS, runQueueLadder } from './webhooks/ladder.js'
  * copies of the product's delivery and attempt tables with every index, and `product-without-lists`
  * without the delivery lists' indexes; `split`, the data model the ladder points to, with the open
  * deliveries' state in a narrow table of their own; `end-written`, the leanest model that keeps the
- * delivery log's rows, written once when a delivery ends) and the worker itself, each against the
+ * delivery log's rows, written once when a delivery ends, and `end-written-limited`, the same with
+ * SPEC.md's webhook limits kept in small rows) and the worker itself, each against the
  * baseline sender of its own round, over several rounds; medians printed as a table
  * (docs/performance.md). Uses the bench database as `npm run bench` leaves it (seeds it when
  * it is missing) and the bench's webhook workspaces; writes no results file.
  *
  *   node --import tsx scripts/bench/queue-ladder.ts [--rounds 3] [--events 20000] [--concurrency 64]
- *     [--shapes bare,writes,product-without-lists,product,split,end-written] [--database offerdesk_bench] [--smoke]
+ *     [--shapes bare,writes,product-without-lists,product,split,end-written,end-written-limited] [--database offerdesk_bench] [--smoke]
  */
 const { values: args } = parseArgs({
   options: {
