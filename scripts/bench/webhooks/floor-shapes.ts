@@ -48,15 +48,15 @@ import { sentDeliveries } from './sent-deliveries.js';
  *   the way that model would keep it, in small rows (floor-end-written.ts); the one exception to
  *   the rule below.
  *
- * No other shape applies any webhook limit, and none a lease expiry or retry schedule. The tables are the bench's
- * own (made and dropped by floor.ts), never the product's.
+ * No other shape applies any webhook limit, and none a lease expiry or retry schedule. The
+ * tables are the bench's own (made and dropped by floor.ts), never the product's.
  */
 export const FLOOR_SHAPES = ['bare', 'writes', 'product-without-lists', 'product', 'split', 'end-written', 'end-written-limited'] as const;
 export type FloorShape = (typeof FLOOR_SHAPES)[number];
 
 export const FLOOR_TABLE = 'bench_floor_queue';
 const ATTEMPTS_TABLE = 'bench_floor_attempts';
-/** The open deliveries of the `split` and `end-written` shapes. */
+/** The open deliveries of the `split` and both `end-written` shapes. */
 const OPEN_TABLE = 'bench_floor_open';
 /** The product's indexes that hold only open deliveries (the claim's and the limits'), which `split` and `end-written` move off the delivery's row. */
 const OPEN_ONLY_INDEXES = ['_open_idx', '_workspace_due_idx', '_waiting_idx', '_sending_idx'];
