@@ -1,5 +1,8 @@
 import type { Fragment, Sql } from '../../../src/db/connect.js';
+import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, maxInFlightPerEndpoint } from '../../../src/webhooks/engine/policy.js';
+import { CLAIM_WORKSPACES } from '../../../src/webhooks/engine/round-robin.js';
 import type { ClaimedRow } from './floor-shapes.js';
+import { LIFTED_STARTS_PER_MINUTE } from './harness.js';
 
 /**
  * The two floor shapes of the end-written model (floor-shapes.ts): an open delivery is a narrow
@@ -23,14 +26,6 @@ import type { ClaimedRow } from './floor-shapes.js';
  * events of a workspace (counted when the outbox is fanned out), taking over passed leases and
  * dead workers' rows, and the retry schedule.
  */
-
-/** A quarter of the bench's 64 slots, as the worker keeps (src/webhooks/engine/policy.ts). */
-const SHARE_PER_ENDPOINT = 16;
-/** src/webhooks/engine/round-robin.ts CLAIM_WORKSPACES. */
-const CLAIM_WORKSPACES = 100;
-/** The start limit as the bench lifts it for the worker (scripts/bench/webhooks/run.ts). */
-const STARTS_PER_MINUTE = 1_000_000_000;
-const OPEN_PER_ENDPOINT = 1000;
 
 export interface EndWrittenTables {
   open: string;
@@ -129,7 +124,7 @@ export async function fanOutEndWritten(sql: Sql, t: EndWrittenTables, limited: b
       insert into ${sql(t.open)} (message_id, endpoint_id, workspace_id, event_type)
       select b.message_id, b.endpoint_id, b.workspace_id, b.event_type
         from batch b join counts c on c.endpoint_id = b.endpoint_id
-       where c.open + b.nth <= ${OPEN_PER_ENDPOINT}
+       where c.open + b.nth <= ${MAX_OPEN_DELIVERIES_PER_ENDPOINT}
       on conflict (message_id, endpoint_id) do nothing
       returning endpoint_id
     )
@@ -138,17 +133,22 @@ export async function fanOutEndWritten(sql: Sql, t: EndWrittenTables, limited: b
      where c.endpoint_id = m.endpoint_id`;
 }
 
-/** The `end-written-limited` claim (`end-written` claims as `split` does, floor-shapes.ts claimFloor). */
-export async function claimLimited(sql: Sql, t: EndWrittenTables, limit: number): Promise<ClaimedRow[]> {
+/**
+ * The `end-written-limited` claim (`end-written` claims as `split` does, floor-shapes.ts
+ * claimFloor): up to `limit` deliveries, each endpoint at most its share of a worker of
+ * `concurrency` slots.
+ */
+export async function claimLimited(sql: Sql, t: EndWrittenTables, limit: number, concurrency: number): Promise<ClaimedRow[]> {
   const open = sql(t.open);
+  const share = maxInFlightPerEndpoint(concurrency);
   return sql<ClaimedRow[]>`
     with ws as (
       select s.workspace_id, s.queue_position,
              case when s.window_started_at > now() - interval '1 minute'
-                  then ${STARTS_PER_MINUTE} - s.window_starts else ${STARTS_PER_MINUTE} end as capacity
+                  then ${LIFTED_STARTS_PER_MINUTE} - s.window_starts else ${LIFTED_STARTS_PER_MINUTE} end as capacity
         from ${sql(STATE_TABLE)} s
        where (s.window_started_at is null or s.window_started_at <= now() - interval '1 minute'
-              or s.window_starts < ${STARTS_PER_MINUTE})
+              or s.window_starts < ${LIFTED_STARTS_PER_MINUTE})
          -- A scalar probe reading one index entry, as the product's claim has it: an exists here
          -- was planned as a join over every due delivery.
          and coalesce((select true from ${open} o
@@ -160,9 +160,9 @@ export async function claimLimited(sql: Sql, t: EndWrittenTables, limit: number)
     ),
     rooms as materialized (
       select c.endpoint_id, ws.workspace_id, ws.capacity, ws.queue_position,
-             least(${limit}, ${SHARE_PER_ENDPOINT} - c.in_flight) as room
+             least(${limit}, ${share} - c.in_flight) as room
         from ws join ${sql(COUNTS_TABLE)} c on c.workspace_id = ws.workspace_id
-       where c.in_flight < ${SHARE_PER_ENDPOINT}
+       where c.in_flight < ${share}
     ),
     -- The batch opens with one delivery of each of the n workspaces, so no endpoint gives more
     -- than limit - n + 1 (the product's claim reads no more either).

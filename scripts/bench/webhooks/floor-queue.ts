@@ -115,7 +115,7 @@ while (recorded < total) {
   if (claimNow) {
     lastClaimAt = performance.now();
     claims++;
-    const rows = await claimFloor(sql, shape, free);
+    const rows = await claimFloor(sql, shape, free, concurrency);
     claimed += rows.length;
     for (const row of rows) {
       sending++;

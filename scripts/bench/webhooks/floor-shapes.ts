@@ -250,8 +250,11 @@ export async function fanOut(sql: Sql, shape: FloorShape, first: number, last: n
   }
 }
 
-/** Takes up to `limit` due deliveries, the oldest first, skipping rows another claim holds. */
-export async function claimFloor(sql: Sql, shape: FloorShape, limit: number): Promise<ClaimedRow[]> {
+/**
+ * Takes up to `limit` due deliveries, the oldest first, skipping rows another claim holds
+ * (`concurrency`: the calling queue's slots, which set an endpoint's share in the limited shape).
+ */
+export async function claimFloor(sql: Sql, shape: FloorShape, limit: number, concurrency: number): Promise<ClaimedRow[]> {
   const queue = sql(FLOOR_TABLE);
   const due = sql`
     select id from ${queue}
@@ -265,7 +268,7 @@ export async function claimFloor(sql: Sql, shape: FloorShape, limit: number): Pr
        where id in (${due})
       returning id, endpoint_id, url, message_id, body, null as lease_token`;
   }
-  if (shape === 'end-written-limited') return claimLimited(sql, END_WRITTEN, limit);
+  if (shape === 'end-written-limited') return claimLimited(sql, END_WRITTEN, limit, concurrency);
   const open = sql(OPEN_TABLE);
   const claimed =
     opensApart(shape)

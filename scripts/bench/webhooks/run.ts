@@ -19,6 +19,7 @@ import {
   startWorkers,
   STALL_TIMEOUT_MS,
   POLL_MS,
+  LIFTED_STARTS_PER_MINUTE,
   waitForFirstAttempts,
   wallNow,
   xactCommits,
@@ -127,8 +128,6 @@ export interface BacklogRow {
   cpu?: PhaseCpu;
 }
 
-const LIFTED_STARTS = '1000000000';
-
 /** What every phase uses: the bench database, the receiver, the worker environment, the workspaces. */
 export interface Bench {
   sql: Sql;
@@ -198,7 +197,7 @@ export async function startWebhookBench(db: BenchDatabase, options: WebhookOptio
     OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
     OFFERDESK_WEBHOOK_DEV_RESOLVE: `hooks.test=127.0.0.1:${port}`,
     NODE_EXTRA_CA_CERTS: certs.caFile,
-    WEBHOOK_STARTS_PER_MINUTE: LIFTED_STARTS,
+    WEBHOOK_STARTS_PER_MINUTE: String(LIFTED_STARTS_PER_MINUTE),
     WEBHOOK_WORKER_CONCURRENCY: String(options.concurrency),
     REDIS_URL: '',
   };
