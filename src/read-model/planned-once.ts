@@ -1,6 +1,5 @@
 import type { Fragment, Queryable } from '../db/connect.js';
 
-
 /**
  * The row counts a page's statement may be written with, smallest first (`limit` + 1 for the
  * next-page check, up to 101: SPEC.md "API limits").
