@@ -1,10 +1,35 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Tests that start real processes (the `offerdesk` command, `serve`, `worker`, the embedded
+ * PostgreSQL, Redis paused by a signal) or wait on the wall clock. They are most of the suite's
+ * time, so they have a project of their own: `npm run test:quick` leaves them out.
+ */
+const PROCESS_TESTS = [
+  'test/cli/**/*.test.ts',
+  'test/runtime/**/*.test.ts',
+  'test/console/cli.test.ts',
+  'test/webhooks/engine/*process*.test.ts',
+  'test/webhooks/engine/cli*.test.ts',
+  'test/webhooks/engine/offer-domain.test.ts',
+  'test/webhooks/transport/extra-ca.test.ts',
+];
+const BROWSER_TESTS = ['test/browser/**/*.test.ts'];
+const API_TESTS = ['test/api/**/*.test.ts'];
+const CONSOLE_TESTS = ['test/console/**/*.test.ts'];
+
+/**
+ * The HTTP suites of the two documents run behind Prism's validation proxy
+ * (test/support/prism-proxy.ts), so every answer they receive is also checked against
+ * openapi.yaml or console-api.yaml, in the same single run (docs/contract.md, "Prism").
+ * OFFERDESK_TEST_PROXY=off runs them straight against the server, for a quicker look.
+ */
+const proxy = (contract: 'prism' | 'prism-console') => process.env.OFFERDESK_TEST_PROXY ?? contract;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts', 'test/support/console-build-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'test/support/build-setup.ts'],
     pool: 'forks',
     // The suite mostly waits: on PostgreSQL, on the processes it starts, on sockets. vitest's
     // default (one worker per core but one) runs it in one worker on a 2-core machine and leaves
@@ -13,5 +38,30 @@ export default defineConfig({
     maxWorkers: Math.min(availableParallelism() + 1, 4),
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...PROCESS_TESTS, ...BROWSER_TESTS, ...API_TESTS, ...CONSOLE_TESTS],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'api', include: API_TESTS, env: { OFFERDESK_TEST_PROXY: proxy('prism') } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'console',
+          include: CONSOLE_TESTS,
+          exclude: [...configDefaults.exclude, ...PROCESS_TESTS],
+          env: { OFFERDESK_TEST_PROXY: proxy('prism-console') },
+        },
+      },
+      { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },
+      { extends: true, test: { name: 'browser', include: BROWSER_TESTS } },
+    ],
   },
 });

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The contract gates, in sequence; stops at the first that fails. Part of `npm test`
-# (scripts/test-all.sh). docs/contract.md says what each proves and how to run one alone.
+# (scripts/test-all.sh), after the vitest suite. A gate checks what only it can check: the suites
+# it relies on (the HTTP suites behind Prism, the webhook end-to-end test, the routing and shape
+# tests) run once, in that suite. docs/contract.md says what each gate proves and how to run one alone.
 #
 # Database: DATABASE_URL (the gates create and drop their own databases on that server), or,
 # without it, the embedded PostgreSQL in temporary directories. Reports: contract-tests/reports/.
@@ -27,7 +29,6 @@ gate "spec lint and drift (Redocly, generated/, operationIds, breaking changes)"
 gate "Schemathesis fuzzing of the running server" bash contract-tests/gate-schemathesis.sh
 gate "planted defect: the Schemathesis gate fails on a broken server" bash contract-tests/gate-planted-defect.sh
 gate "Schemathesis fuzzing of the console API with a signed-in session" bash contract-tests/gate-console-schemathesis.sh
-gate "Prism validation proxy in front of the HTTP suite" bash contract-tests/gate-prism.sh
 gate "webhooks against the contract (real HTTPS deliveries, Ajv 2020, standardwebhooks)" bash contract-tests/gate-webhooks.sh
 gate "generated clients (Spectral, @hey-api/openapi-ts and orval walking 600 offers)" bash contract-tests/gate-clients.sh
 gate "planted regressions: a fake 405 operation, a \$ref into properties, an integer without format" bash contract-tests/gate-planted-regressions.sh

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
+import { offerdeskArgs } from '../support/offerdesk-command.js';
 
 /** The real CLI in its own process, against a fresh database. */
 interface Run {
@@ -18,7 +19,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      offerdeskArgs(...args),
       { env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
-import { exitOf, outputOf, spawnTs, tempDir } from '../runtime/helpers.js';
+import { exitOf, outputOf, spawnOfferdesk, tempDir } from '../runtime/helpers.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
 
@@ -44,7 +44,7 @@ function env(extra: Record<string, string | undefined> = {}): Record<string, str
 }
 
 function start(args: string[], extra: Record<string, string | undefined> = {}) {
-  const child = spawnTs('src/cli/main.ts', args, env(extra));
+  const child = spawnOfferdesk(args, env(extra));
   children.push(child);
   return { child, output: outputOf(child) };
 }

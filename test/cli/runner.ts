@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { expect } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
+import { offerdeskArgs } from '../support/offerdesk-command.js';
 
 export interface Run {
   code: number;
@@ -17,7 +18,7 @@ export function cliRunner(env: () => Record<string, string>) {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'src/cli/main.ts', ...args],
+        offerdeskArgs(...args),
         { cwd: projectRoot, env: { ...process.env, ...env() }, timeout: 60_000 },
         (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );

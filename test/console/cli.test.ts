@@ -6,6 +6,7 @@ import { addMember, createAccount, createWorkspace } from '../../src/domain/acco
 import { listAuditEntries } from '../../src/domain/audit.js';
 import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
+import { offerdeskArgs } from '../support/offerdesk-command.js';
 import { CONSOLE_TEST_ENV } from './helpers.js';
 import { randomTag } from '../support/random.js';
 
@@ -27,7 +28,7 @@ const env = () => ({
 async function offerdesk(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   if (stdin === undefined) {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: projectRoot, env: env() });
+      const { stdout, stderr } = await run(process.execPath, offerdeskArgs(...args), { cwd: projectRoot, env: env() });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
@@ -35,7 +36,7 @@ async function offerdesk(args: string[], stdin?: string): Promise<{ code: number
     }
   }
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: projectRoot, env: env() });
+    const child = spawn(process.execPath, offerdeskArgs(...args), { cwd: projectRoot, env: env() });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { projectRoot } from '../../src/paths.js';
+import { offerdeskArgs } from '../support/offerdesk-command.js';
 
 /** Whether a process exists: the embedded PostgreSQL's own check. */
 export { isAlive } from '../../src/db/embedded/pid-file.js';
@@ -13,9 +14,18 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** Runs a TypeScript entry of this repository as a real Node process (through tsx). */
+/** Runs a TypeScript fixture of the tests (not part of the build) as a real Node process, through tsx. */
 export function spawnTs(entry: string, args: string[], env: Record<string, string | undefined>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', join(projectRoot, entry), ...args], {
+    cwd: projectRoot,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs `offerdesk <args...>` (the compiled CLI, as users run it) as a real Node process. */
+export function spawnOfferdesk(args: string[], env: Record<string, string | undefined>): ChildProcess {
+  return spawn(process.execPath, offerdeskArgs(...args), {
     cwd: projectRoot,
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@ import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
-import { exitOf, isAlive, outputOf, spawnTs, tempDir } from './helpers.js';
+import { exitOf, isAlive, outputOf, spawnOfferdesk, tempDir } from './helpers.js';
 import type { ChildProcess } from 'node:child_process';
 
 // `offerdesk serve` as a real process on a real socket: what it prints, and how it stops.
@@ -31,7 +31,7 @@ interface Started {
 }
 
 async function startServe(env: Record<string, string | undefined>): Promise<Started> {
-  const child = spawnTs('src/cli/main.ts', ['serve', '--port', '0'], env);
+  const child = spawnOfferdesk(['serve', '--port', '0'], env);
   const output = outputOf(child);
   const [, baseUrl] = await output.waitFor(/^Offerdesk API listening on (http:\/\/\S+\/api\/v1)$/, START_TIMEOUT_MS);
   const [, key] = await output.waitFor(/^\s+demo API key: (odk_live_[0-9A-Za-z]+)$/);
@@ -178,7 +178,7 @@ describe('serve on the embedded default (no DATABASE_URL)', () => {
   });
 
   it('the CLI joins the running embedded server instead of starting another', async () => {
-    const cli = spawnTs('src/cli/main.ts', ['migrate', '--json'], env);
+    const cli = spawnOfferdesk(['migrate', '--json'], env);
     const output = outputOf(cli);
     const [line] = await output.waitFor(/^\{.*\}$/);
     expect(JSON.parse(line!)).toEqual({ applied: [], embedded: true });

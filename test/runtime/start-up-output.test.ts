@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
-import { exitOf, outputOf, spawnTs, tempDir } from './helpers.js';
+import { offerdeskArgs } from '../support/offerdesk-command.js';
+import { exitOf, outputOf, spawnOfferdesk, tempDir } from './helpers.js';
 
 const TEST_MASTER_KEY = randomBytes(32).toString('base64');
 
@@ -38,7 +39,7 @@ function cli(args: string[], env: Record<string, string | undefined>, cwd = proj
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(projectRoot, 'src/cli/main.ts'), ...args],
+      offerdeskArgs(...args),
       { cwd, env: { ...base, ...env } as NodeJS.ProcessEnv, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
@@ -88,7 +89,7 @@ describe('serve on a terminal (LOG_FORMAT=pretty, no LOG_LEVEL)', () => {
   it('shows the banner with the demo owner and how to listen, no master-key warning, no JSON and no info lines', async () => {
     // An empty database of its own, so the demo workspace is seeded and its key shown.
     const empty = await freshDatabase();
-    const child = spawnTs('src/cli/main.ts', ['serve', '--port', '0'], {
+    const child = spawnOfferdesk(['serve', '--port', '0'], {
       ...process.env,
       DATABASE_URL: empty.url,
       OFFERDESK_DATA_DIR: tempDir('pretty').path,

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { coerceError, createServiceLogger } from '../../log.js';
-import { runService, type RunningService } from '../../server.js';
+import type { RunningService } from '../../server.js';
 import { boundHeapGrowth } from '../../service/heap-growth.js';
 
 /**
@@ -60,6 +60,9 @@ async function serve(options: { port?: number; worker: boolean; json?: boolean }
   };
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
 
+  // The server (express, openapi-backend, the console) is loaded only by the command that runs it:
+  // every other command starts without paying for it.
+  const { runService } = await import('../../server.js');
   startup = runService({
     config,
     port: options.port,

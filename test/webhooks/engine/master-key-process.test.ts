@@ -8,6 +8,7 @@ import { projectRoot } from '../../../src/paths.js';
 import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { masterKeyId, openSecret } from '../../../src/webhooks/transport/secrets.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
+import { offerdeskArgs } from '../../support/offerdesk-command.js';
 import { MASTER_KEY, workspace } from './helpers.js';
 
 /**
@@ -39,7 +40,7 @@ async function offerdesk(env: Record<string, string | undefined>, ...args: strin
   delete base.OFFERDESK_MASTER_KEY;
   delete base.OFFERDESK_MASTER_KEYS_PREVIOUS;
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const { stdout, stderr } = await run(process.execPath, offerdeskArgs(...args), {
       cwd: projectRoot,
       env: { ...base, ...env } as NodeJS.ProcessEnv,
       timeout: 60_000,

@@ -6,6 +6,7 @@ import { DomainError } from '../../../src/domain/errors.js';
 import { setOfferDomain, verifyOfferDomain, type TxtResolver } from '../../../src/domain/offer-domain.js';
 import { checkOfferDomain } from '../../../src/domain/offer-domain-rules.js';
 import { projectRoot } from '../../../src/paths.js';
+import { offerdeskArgs } from '../../support/offerdesk-command.js';
 import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { MASTER_KEY, memberOf, useEngineFixture, workspace } from './helpers.js';
 
@@ -150,7 +151,7 @@ describe('offerdesk workspace set-offer-domain / verify-domain', () => {
   const run = promisify(execFile);
   async function offerdesk(...args: string[]) {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      const { stdout, stderr } = await run(process.execPath, offerdeskArgs(...args), {
         cwd: projectRoot,
         env: { ...process.env, DATABASE_URL: f.db.url, OFFERDESK_MASTER_KEY: MASTER_KEY },
       });

@@ -5,11 +5,10 @@ import { loadConfig } from '../../../src/config.js';
 import { projectRoot } from '../../../src/paths.js';
 import type { ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
+import { offerdeskArgs } from '../../support/offerdesk-command.js';
 import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../../support/https-receiver.js';
 import { until } from '../../support/until.js';
 import { MASTER_KEY } from './helpers.js';
-
-const CLI = 'src/cli/main.ts';
 
 export interface WorkerHarness {
   db: TestDatabase;
@@ -30,7 +29,7 @@ export function useWorkerProcesses(input: { leaseSeconds: number }): WorkerHarne
   const harness = {
     until: (condition, timeoutMs, what) => until(condition, timeoutMs, what, 100),
     startWorkerProcess() {
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'worker'], {
+      const child = spawn(process.execPath, offerdeskArgs('worker'), {
         cwd: projectRoot,
         env: {
           ...process.env,
