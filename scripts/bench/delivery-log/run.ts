@@ -7,7 +7,7 @@ import { createAccount, createWorkspace } from '../../../src/domain/accounts.js'
 import { listDeliveryLogPage, type LogDeps, type LogQuery } from '../../../src/webhooks/management/log-page.js';
 import { insertEndpoint } from '../../../src/webhooks/sql/insertEndpoint.js';
 import { openBenchDatabase } from '../database.js';
-import { SEED_TYPES, seedDeliveryLog } from './seed.js';
+import { SEED_TYPES, seedDeliveryLog } from '../../../src/seed/delivery-log.js';
 
 /**
  * The delivery log's page speed (docs/delivery-log.md: 50 rows, any filter, p95 under 50 ms with
