@@ -41,7 +41,7 @@ closeDatabase = async () => {
 let results: BenchResults | undefined;
 try {
   log(`seeding: ${options.seed.offers.toLocaleString('en')} offers in one workspace + ${options.seed.otherWorkspaces} others (database ${db.name})`);
-  const seeded = await ensureSeeded(db.sql, options.seed, log);
+  const seeded = await ensureSeeded(db.sql, db.url, options.seed, log);
 
   let read: ReadResults | null = null;
   let readSeconds: number | null = null;
@@ -64,7 +64,7 @@ try {
     log('\nwebhook delivery: worker vs baseline sender');
     const started = performance.now();
     try {
-      webhooks = await runWebhookBenchmark(db, seeded, { ...options.webhooks, workDir, log });
+      webhooks = await runWebhookBenchmark(db, { ...options.webhooks, workDir, log });
     } catch (error) {
       // The read results of this run are still worth keeping; the problem is reported below.
       log(`webhook benchmark failed: ${(error as Error).stack ?? String(error)}`);

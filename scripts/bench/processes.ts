@@ -120,9 +120,6 @@ export const memory = {
   peakMb(pid: number): number | null {
     return statusField(pid, 'VmHWM');
   },
-  currentMb(pid: number): number | null {
-    return statusField(pid, 'VmRSS');
-  },
 };
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
@@ -153,8 +150,8 @@ function statusField(pid: number, field: string): number | null {
 }
 
 /** Runs a script to completion and returns the last line of its stdout parsed as JSON. */
-export async function runJson<T>(name: string, script: string, args: string[], env: Record<string, string> = {}): Promise<T> {
-  const proc = startNode(name, script, { args, env, stdout: 'pipe' });
+export async function runJson<T>(name: string, script: string, args: string[], env: Record<string, string> = {}, built = false): Promise<T> {
+  const proc = startNode(name, script, { args, env, stdout: 'pipe', built });
   let out = '';
   proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const code = await proc.exited;
@@ -163,8 +160,17 @@ export async function runJson<T>(name: string, script: string, args: string[], e
   return JSON.parse(last) as T;
 }
 
+/** One `offerdesk` command as a user runs it (the built CLI, `--json`) against the bench database. */
+export function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
+  buildIfStale();
+  return runJson<T>(`offerdesk ${args[0]}`, 'bin/offerdesk.js', [...args, '--json'], { DATABASE_URL: databaseUrl, OFFERDESK_DEMO_SEED: 'false' }, true);
+}
+
+let built = false;
 /** `npm start`'s build step: dist/ rebuilt when a source is newer, so the bench runs what ships. */
 export function buildIfStale(): void {
+  if (built) return;
   const result = spawnSync(process.execPath, [join(REPO_DIR, 'scripts', 'build-if-stale.mjs')], { cwd: REPO_DIR, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`building dist/ failed (exit ${result.status})`);
+  built = true;
 }

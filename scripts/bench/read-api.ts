@@ -1,19 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { systemClock } from '../../src/clock.js';
 import type { Sql } from '../../src/db/connect.js';
-import { API_KEY_PREFIX, API_KEY_RANDOM_LENGTH } from '../../src/domain/api-key-format.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
 import type { LoadResult, LoadSpec } from './load.js';
-import { buildIfStale, cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
+import { buildIfStale, cli, cpuMs, freePort, memory, runJson, startNode, waitForHealth } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
 
 /**
- * Read API: the service (`serve --no-worker`, limits lifted, the limiter still running) against the
- * bare baseline server, scenario by scenario, each side under the same load from a separate
- * process. Reports throughput, p50/p99 latency and the server's peak RSS per scenario.
+ * Read API: the service as it ships (`offerdesk serve --no-worker`, limits lifted, the limiter
+ * still running) against the bare baseline server, scenario by scenario, over HTTP, each side under
+ * the same load from a separate process. Reports req/s, p50/p99, the server's CPU per request and
+ * its peak RSS per scenario. `npm run bench -- --only read` runs this part alone.
  */
 
 export interface ReadOptions {
@@ -76,11 +74,7 @@ const LIFTED_LIMIT = '1000000000';
 
 export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: SeededData, options: ReadOptions): Promise<ReadResults> {
   const { log } = options;
-  const { key } = await createApiKey(sql, systemClock, {
-    workspaceId: seeded.workspaceId,
-    name: `bench ${new Date().toISOString()}`,
-    actingAccountId: seeded.accountId,
-  });
+  const { key } = await cli<{ key: string }>(db.url, ['key', 'create', '--workspace', seeded.workspaceId, '--name', `bench ${new Date().toISOString()}`, '--as', seeded.accountId]);
   const auth = { authorization: `Bearer ${key}` };
 
   // A reused bench database keeps the endpoints of the last webhook run, sealed under that run's
@@ -134,7 +128,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
         : `collected ${walk.cursors.length} cursors around page ${options.deepPage} by walking the API (${walk.requests} requests, ${walk.seconds.toFixed(1)} s)`,
     );
 
-    const scenarios = buildScenarios(ids.map((r) => r.id), walk.cursors, auth, options);
+    const scenarios = buildScenarios(ids.map((r) => r.id), walk.cursors, key, options);
     await checkSameAnswers(scenarios, serviceOrigin, baselineOrigin);
 
     const results: ReadScenarioResult[] = [];
@@ -260,16 +254,16 @@ async function collectDeepCursors(
   return { cursors, requests, seconds: (performance.now() - started) / 1000, depth };
 }
 
-function randomWellFormedKey(): string {
+/** An unknown key of the real key's shape: its prefix, then as many random base62 characters. */
+function randomKeyLike(key: string): string {
   const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  const bytes = randomBytes(API_KEY_RANDOM_LENGTH);
-  let random = '';
-  for (const byte of bytes) random += BASE62[byte % 62];
-  return API_KEY_PREFIX + random;
+  const prefix = key.slice(0, key.lastIndexOf('_') + 1);
+  return prefix + [...randomBytes(key.length - prefix.length)].map((byte) => BASE62[byte % 62]).join('');
 }
 
-function buildScenarios(ids: string[], deepCursors: string[], auth: Record<string, string>, options: ReadOptions): Scenario[] {
+function buildScenarios(ids: string[], deepCursors: string[], key: string, options: ReadOptions): Scenario[] {
   const size = options.pageSize;
+  const auth = { authorization: `Bearer ${key}` };
   const get = (path: string, headers = auth) => ({ path: `${BASE}${path}`, headers });
   const firstPage = [get(`/offers?limit=${size}`)];
   const deepPage = deepCursors.map((c) => get(`/offers?limit=${size}&cursor=${encodeURIComponent(c)}`));
@@ -277,7 +271,7 @@ function buildScenarios(ids: string[], deepCursors: string[], auth: Record<strin
   const offer = ids.map((id) => get(`/offers/${id}`));
   const events = ids.map((id) => get(`/offers/${id}/events?limit=200`));
   const storm = Array.from({ length: options.keysPerConnection * options.connections }, () =>
-    get(`/offers?limit=${size}`, { authorization: `Bearer ${randomWellFormedKey()}` }),
+    get(`/offers?limit=${size}`, { authorization: `Bearer ${randomKeyLike(key)}` }),
   );
   // The mix: what an integration typically does - poll the first page, open offers and their
   // timelines, sometimes filter or page deeper. Interleaved deterministically.
@@ -328,5 +322,3 @@ async function checkSameAnswers(scenarios: Scenario[], serviceOrigin: string, ba
     }
   }
 }
-
-export type { NodeProcess };

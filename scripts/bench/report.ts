@@ -2,7 +2,6 @@ import type { DatabaseSetup } from './database.js';
 import type { BenchOptions } from './options.js';
 import type { ReadResults } from './read-api.js';
 import type { WebhookResults } from './webhooks/run.js';
-import { cpuProblems, floorProblems, printWebhookCpu } from './webhooks/cpu-report.js';
 
 /** The printed table and the sanity checks of a run (ratios are reported, never asserted). */
 export interface BenchResults {
@@ -143,7 +142,6 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
     log(`baseline sender (no database): ${f(w.baseline.perSecond)} deliveries/s over ${w.baseline.sent}`);
     log(`\nthroughput against backlog (1 worker, first ${w.backlog[0]?.measured ?? '-'} first attempts from the first arrival)`);
     log(table(['open deliveries', 'per s', 'duplicates'], w.backlog.map((r) => [String(r.openDeliveries), f(r.perSecond), String(r.duplicates)])));
-    printWebhookCpu(w, log, table);
     const backlogShare = w.backlog.length > 1 ? w.backlog[w.backlog.length - 1]!.perSecond / w.backlog[0]!.perSecond : null;
     const fair = w.fairness;
     if (!options.smoke) {
@@ -239,7 +237,6 @@ export function sanityProblems(results: BenchResults): string[] {
     }
     if (!(w.baseline.ok > 0)) problems.push('webhooks baseline: nothing delivered');
     if (w.fairness.smallDeliveries === 0) problems.push('webhooks fairness: no small-workspace delivery arrived');
-    problems.push(...cpuProblems(w), ...floorProblems(w));
     for (const row of w.backlog) {
       if (!(row.perSecond > 0)) problems.push(`webhooks backlog ${row.openDeliveries}: nothing delivered`);
       if (row.duplicates > 0) problems.push(`webhooks backlog ${row.openDeliveries}: ${row.duplicates} duplicate deliveries`);

@@ -6,11 +6,10 @@ import { freePort, startNode, type NodeProcess } from '../processes.js';
 
 export const STALL_TIMEOUT_MS = 60_000;
 export const POLL_MS = 200;
-/** SPEC.md's 60 starts a minute per workspace, lifted for the bench's workers and the floor's limited shape. */
+/** SPEC.md's 60 starts a minute per workspace, lifted for the bench's workers. */
 export const LIFTED_STARTS_PER_MINUTE = 1_000_000_000;
 const PROGRESS_LOG_MS = 15_000;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export const wallNow = () => performance.timeOrigin + performance.now();
 
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return 0;
@@ -34,33 +33,15 @@ export async function startReceiver(workDir: string, certFile: string, keyFile: 
     logFile: join(workDir, 'receiver.log'),
   });
   const control = `http://127.0.0.1:${controlPort}`;
-  const get = async <T>(path: string, method = 'GET'): Promise<T> => {
-    const res = await fetch(`${control}${path}`, { method });
-    return (await res.json()) as T;
-  };
-  for (let i = 0; ; i++) {
-    try {
-      await get('/summary');
-      break;
-    } catch {
-      if (i > 600) throw new Error('the webhook receiver did not start');
-      await sleep(50);
-    }
+  const get = async <T>(path: string, method = 'GET'): Promise<T> => (await (await fetch(`${control}${path}`, { method })).json()) as T;
+  for (let i = 0; !(await get('/summary').then(() => true, () => false)); i++) {
+    if (i > 600) throw new Error('the webhook receiver did not start');
+    await sleep(50);
   }
-  return {
-    port,
-    receiver: {
-      proc,
-      control,
-      reset: () => get('/reset', 'POST'),
-      summary: () => get('/summary'),
-      arrivals: () => get('/arrivals'),
-    },
-  };
+  return { port, receiver: { proc, control, reset: () => get('/reset', 'POST'), summary: () => get('/summary'), arrivals: () => get('/arrivals') } };
 }
 
 export interface Workers {
-  pids: number[];
   stop(): Promise<{ statements: number; transactions: number }>;
 }
 
@@ -85,20 +66,10 @@ export async function startWorkers(count: number, env: Record<string, string>, w
     await sleep(50);
   }
   return {
-    pids: procs.map((proc) => proc.pid),
     async stop() {
       await Promise.all(procs.map((proc) => proc.stop()));
-      let statements = 0;
-      let transactions = 0;
-      for (const o of outputs) {
-        const line = o.text.split('\n').find((l) => l.includes('"statements"'));
-        if (line) {
-          const counts = JSON.parse(line) as { statements: number; transactions: number };
-          statements += counts.statements;
-          transactions += counts.transactions;
-        }
-      }
-      return { statements, transactions };
+      const counts = outputs.map((o) => o.text.split('\n').find((l) => l.includes('"statements"'))).map((line) => (line ? JSON.parse(line) : { statements: 0, transactions: 0 }));
+      return counts.reduce((sum, c) => ({ statements: sum.statements + c.statements, transactions: sum.transactions + c.transactions }), { statements: 0, transactions: 0 });
     },
   };
 }

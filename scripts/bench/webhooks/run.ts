@@ -10,40 +10,22 @@ import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import { loadMasterKeys } from '../../../src/webhooks/transport/secrets.js';
 import { testCertificates } from '../../../test/support/https-receiver.js';
 import type { BenchDatabase } from '../database.js';
-import type { SeededData } from '../seed-data.js';
-import {
-  largest,
-  percentile,
-  sleep,
-  startReceiver,
-  startWorkers,
-  STALL_TIMEOUT_MS,
-  POLL_MS,
-  LIFTED_STARTS_PER_MINUTE,
-  waitForFirstAttempts,
-  wallNow,
-  xactCommits,
-  type Receiver,
-} from './harness.js';
-import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries, type WebhookWorkspaces } from './setup.js';
+import { runJson } from '../processes.js';
 import { analyzeWebhookTables } from '../autoanalyze.js';
-import { cpuSnapshot, describeCpu, phaseCpu, type PhaseCpu } from './cpu.js';
-import { floorPhase, type FloorResults } from './floor.js';
-import { runMeasured } from './measured-process.js';
+import { largest, percentile, sleep, startReceiver, startWorkers, STALL_TIMEOUT_MS, POLL_MS, LIFTED_STARTS_PER_MINUTE, waitForFirstAttempts, xactCommits, type Receiver } from './harness.js';
+import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries, type WebhookWorkspaces } from './setup.js';
 
 /**
  * Webhook delivery: the delivery worker (`offerdesk worker`, start limit lifted) against
  * a local HTTPS receiver, compared with a sender loop without the database. Runs, in order:
  *   throughput  N events over W workspaces x 2 endpoints, committed at once, one worker
  *   baseline    the same bodies through the project's sender at the same concurrency
- *   floor       the same, taken from and recorded in PostgreSQL by the simplest durable queue
  *   latency     events committed one by one at a steady rate below capacity (nothing waits)
  *   reference / failing / scale-out   a smaller backlog with one worker, with failing (500)
  *               endpoints in the mix, and with two workers
  *   backlog     one worker's rate with 2k / 20k / 200k open deliveries already queued
  *   fairness    one workspace with a huge backlog committed just before 10 events of every other
- * Each is a named phase below; runWebhookBenchmark runs them in this order. The measured phases
- * also report where their CPU went, per delivery (cpu.ts).
+ * Each is a named phase below; runWebhookBenchmark runs them in this order.
  */
 
 export interface WebhookOptions {
@@ -79,15 +61,11 @@ export interface RunStats {
   transactionsPerDelivery: number | null;
   /** pg_stat_database xact_commit delta of the bench database per delivery (every client). */
   commitsPerDelivery: number | null;
-  /** From the commit to the last first attempt (results files before it have none). */
-  cpu?: PhaseCpu;
 }
 
 export interface WebhookResults {
   throughput: RunStats;
-  baseline: { sent: number; ok: number; seconds: number; perSecond: number; cpu?: PhaseCpu };
-  /** The PostgreSQL queue floor (floor.ts); results files before it have none. */
-  floor?: FloorResults;
+  baseline: { sent: number; ok: number; seconds: number; perSecond: number };
   /** worker deliveries/s divided by baseline deliveries/s (target >= 0.5) */
   ratio: number;
   latency: RunStats & { rate: number };
@@ -124,9 +102,10 @@ export interface BacklogRow {
   measured: number;
   perSecond: number;
   duplicates: number;
-  /** From the worker's start to the measured count of first attempts. */
-  cpu?: PhaseCpu;
 }
+
+/** The baseline sends at most this many of the throughput run's deliveries again. */
+const BASELINE_MAX_DELIVERIES = 40_000;
 
 /** What every phase uses: the bench database, the receiver, the worker environment, the workspaces. */
 export interface Bench {
@@ -141,14 +120,13 @@ export interface Bench {
   log: (line: string) => void;
 }
 
-export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData, options: WebhookOptions): Promise<WebhookResults> {
+export async function runWebhookBenchmark(db: BenchDatabase, options: WebhookOptions): Promise<WebhookResults> {
   const bench = await startWebhookBench(db, options);
-  const { sql, receiver, env, log } = bench;
+  const { sql, receiver } = bench;
   try {
     await addBenchEndpoints(bench);
     const throughput = await measure(bench, 'throughput (1 worker)', spread(bench, options.events), 1);
     const { baseline, ratio } = await baselinePhase(bench, throughput);
-    const floor = await floorPhase(sql, receiver, env, { count: baseline.sent, concurrency: options.concurrency, baselinePerSecond: baseline.perSecond, log });
     const latency = await latencyPhase(bench);
     const { reference, referenceAfter, withFailing, slowdown, referenceSpread, onePerSecond, two } = await smallerBacklogPhase(bench);
     const backlog = await backlogPhase(bench);
@@ -157,7 +135,6 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
     return {
       throughput,
       baseline,
-      floor,
       ratio,
       latency,
       failingEndpoints: { reference, referenceAfter, withFailing, slowdown, referenceSpread },
@@ -169,11 +146,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
         'Deliveries/s = first attempts arrived at the receiver / (last arrival - commit). End-to-end = receiver arrival - commit, wall clock. ' +
         'Statements per delivery: every statement the worker process sent (postgres.js debug hook; begin/commit included) / attempts recorded. ' +
         'Commits per delivery: pg_stat_database.xact_commit delta of the bench database / attempts (includes the orchestrator polling). ' +
-        'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count. ' +
-        'CPU per delivery: utime + stime (/proc/<pid>/stat) of the workers, every postgres process (backends that ended counted through the postmaster\'s cutime + cstime), ' +
-        'the receiver and the sender, and the machine\'s busy time (/proc/stat), between samples at the phase\'s start (commit, worker ready, or go) and end, ' +
-        'over the requests the receiver got in between. ' +
-        'Queue floor: the baseline\'s deliveries claimed from and recorded in a table of their own by the simplest durable queue (skip locked claim, group-committed outcomes), no webhook limits.',
+        'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count.',
     };
   } finally {
     await receiver.proc.stop();
@@ -181,7 +154,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, _seeded: SeededData
 }
 
 /** The bench database's webhook workspaces, the receiver (stop it when done), the worker environment. */
-export async function startWebhookBench(db: BenchDatabase, options: WebhookOptions): Promise<Bench> {
+async function startWebhookBench(db: BenchDatabase, options: WebhookOptions): Promise<Bench> {
   const { sql } = db;
   const { log } = options;
   const setup = await ensureWebhookWorkspaces(sql, Math.max(options.workspaces, options.fairnessSmallWorkspaces + 1), log);
@@ -212,7 +185,7 @@ export async function startWebhookBench(db: BenchDatabase, options: WebhookOptio
 }
 
 /** Every workspace gets `endpointsPerWorkspace` endpoints subscribed to every offer event. */
-export async function addBenchEndpoints(b: Bench): Promise<void> {
+async function addBenchEndpoints(b: Bench): Promise<void> {
   await clearEndpoints(b.sql);
   const started = performance.now();
   for (const [i, ws] of b.setup.workspaces.entries()) {
@@ -223,25 +196,20 @@ export async function addBenchEndpoints(b: Bench): Promise<void> {
   b.log(`added ${b.setup.workspaces.length * b.options.endpointsPerWorkspace} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-export function spread(b: Bench, total: number): { workspaceId: string; count: number }[] {
+function spread(b: Bench, total: number): { workspaceId: string; count: number }[] {
   const n = b.workspaces.length;
   return b.workspaces.map((ws, i) => ({ workspaceId: ws.id, count: Math.floor(total / n) + (i < total % n ? 1 : 0) }));
 }
 
 /** One measured run: commit the events, let `workers` workers deliver every first attempt. */
-export async function measure(b: Bench, label: string, events: { workspaceId: string; count: number }[], workers: number): Promise<RunStats> {
+async function measure(b: Bench, label: string, events: { workspaceId: string; count: number }[], workers: number): Promise<RunStats> {
   const { sql, receiver } = b;
   await clearDeliveries(sql);
   await receiver.reset();
   const fleet = await startWorkers(workers, b.env, b.options.workDir);
   const commitsBefore = await xactCommits(sql);
-  const phaseProcesses = { workers: fleet.pids, receiver: receiver.proc.pid };
   const { committedAt, ids } = await commitEvents(sql, events);
-  const cpuStart = await cpuSnapshot(sql, phaseProcesses);
   await waitForFirstAttempts(sql, receiver, b.log);
-  const cpuEnd = await cpuSnapshot(sql, phaseProcesses);
-  const { requests } = await receiver.summary();
-  const cpu = phaseCpu(cpuStart, cpuEnd, phaseProcesses, requests);
   const commitsAfter = await xactCommits(sql);
   const counts = await fleet.stop();
   const [attempted] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts`;
@@ -263,32 +231,22 @@ export async function measure(b: Bench, label: string, events: { workspaceId: st
     transactionsPerDelivery: counts.transactions / attempts,
     // Two polls of this process per POLL_MS are in it too; an upper bound.
     commitsPerDelivery: (commitsAfter - commitsBefore) / attempts,
-    cpu,
   };
   b.log(
     `${label.padEnd(22)} ${stats.deliveries} deliveries in ${stats.seconds.toFixed(1)} s = ${stats.perSecond.toFixed(0)}/s, ` +
       `commit->receiver p50 ${stats.e2eP50Ms.toFixed(0)} ms p99 ${stats.e2eP99Ms.toFixed(0)} ms, duplicates ${stats.duplicates}, ` +
-      `${stats.statementsPerDelivery?.toFixed(2)} statements and ${stats.transactionsPerDelivery?.toFixed(3)} transactions/delivery\n${describeCpu(cpu)}`,
+      `${stats.statementsPerDelivery?.toFixed(2)} statements and ${stats.transactionsPerDelivery?.toFixed(3)} transactions/delivery`,
   );
   return stats;
 }
 
 /** The same bodies through the project's sender at the same concurrency, without the database. */
-export async function baselinePhase(b: Bench, throughput: RunStats): Promise<{ baseline: WebhookResults['baseline']; ratio: number }> {
+async function baselinePhase(b: Bench, throughput: RunStats): Promise<{ baseline: WebhookResults['baseline']; ratio: number }> {
   await b.receiver.reset();
-  const count = Math.min(throughput.deliveries, 40_000);
-  const processes = (pid: number) => ({ workers: [], receiver: b.receiver.proc.pid, sender: pid });
-  const { result, start, end, pid } = await runMeasured<Omit<WebhookResults['baseline'], 'cpu'>, Awaited<ReturnType<typeof cpuSnapshot>>>(
-    'baseline-sender',
-    'webhooks/baseline-sender.ts',
-    [String(count), String(b.options.concurrency)],
-    b.env,
-    (senderPid) => cpuSnapshot(b.sql, processes(senderPid)),
-    Math.max(120_000, count * 10),
-  );
-  const baseline = { ...result, cpu: phaseCpu(start, end, processes(pid), result.sent) };
+  const count = Math.min(throughput.deliveries, BASELINE_MAX_DELIVERIES);
+  const baseline = await runJson<WebhookResults['baseline']>('baseline-sender', 'webhooks/baseline-sender.ts', [String(count), String(b.options.concurrency)], b.env);
   const ratio = throughput.perSecond / baseline.perSecond;
-  b.log(`baseline sender        ${baseline.sent} deliveries in ${baseline.seconds.toFixed(1)} s = ${baseline.perSecond.toFixed(0)}/s; worker/baseline ${ratio.toFixed(2)}\n${describeCpu(baseline.cpu)}`);
+  b.log(`baseline sender        ${baseline.sent} deliveries in ${baseline.seconds.toFixed(1)} s = ${baseline.perSecond.toFixed(0)}/s; worker/baseline ${ratio.toFixed(2)}`);
   return { baseline, ratio };
 }
 
@@ -385,29 +343,20 @@ async function backlogPhase(b: Bench): Promise<BacklogRow[]> {
     await analyzeWebhookTables(sql);
     const measured = Math.min(open, options.backlogMeasured);
     const fleet = await startWorkers(1, b.env, options.workDir);
-    const phaseProcesses = { workers: fleet.pids, receiver: receiver.proc.pid };
-    const cpuStart = await cpuSnapshot(sql, phaseProcesses);
     let last = { distinct: 0, at: Date.now() };
-    let cpuEnd = cpuStart;
-    let endRequests = 0;
     for (;;) {
       await sleep(POLL_MS);
-      const { distinct, requests } = await receiver.summary();
-      if (distinct >= measured) {
-        cpuEnd = await cpuSnapshot(sql, phaseProcesses);
-        endRequests = requests;
-        break;
-      }
+      const { distinct } = await receiver.summary();
+      if (distinct >= measured) break;
       if (distinct !== last.distinct) last = { distinct, at: Date.now() };
       else if (Date.now() - last.at > STALL_TIMEOUT_MS) throw new Error(`backlog ${open}: delivery stalled at ${distinct} first attempts`);
     }
     const times = (await receiver.arrivals()).map(([, , at]) => at).sort((x, y) => x - y);
     const { duplicates } = await receiver.summary();
-    const cpu = phaseCpu(cpuStart, cpuEnd, phaseProcesses, endRequests);
     await fleet.stop();
     const seconds = (times[measured - 1]! - times[0]!) / 1000;
-    const row = { openDeliveries: open, measured, perSecond: (measured - 1) / seconds, duplicates, cpu };
-    b.log(`backlog ${String(open).padStart(7)} open      first ${measured} first attempts at ${row.perSecond.toFixed(0)}/s\n${describeCpu(cpu)}`);
+    const row = { openDeliveries: open, measured, perSecond: (measured - 1) / seconds, duplicates };
+    b.log(`backlog ${String(open).padStart(7)} open      first ${measured} first attempts at ${row.perSecond.toFixed(0)}/s`);
     rows.push(row);
   }
   await clearDeliveries(sql);
