@@ -17,12 +17,11 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+/** The receiver process and its control port; arrivals are [path + ' ' + webhook-id, path, wall-clock ms, count]. */
 export interface Receiver {
   proc: NodeProcess;
-  control: string;
   reset(): Promise<void>;
-  summary(): Promise<{ requests: number; distinct: number; duplicates: number; failedAnswers: number }>;
-  /** [path + ' ' + webhook-id, path, wall-clock ms, count] */
+  summary(): Promise<{ requests: number; distinct: number; duplicates: number }>;
   arrivals(): Promise<[string, string, number, number][]>;
 }
 
@@ -38,14 +37,11 @@ export async function startReceiver(workDir: string, certFile: string, keyFile: 
     if (i > 600) throw new Error('the webhook receiver did not start');
     await sleep(50);
   }
-  return { port, receiver: { proc, control, reset: () => get('/reset', 'POST'), summary: () => get('/summary'), arrivals: () => get('/arrivals') } };
+  return { port, receiver: { proc, reset: () => get('/reset', 'POST'), summary: () => get('/summary'), arrivals: () => get('/arrivals') } };
 }
 
-export interface Workers {
-  stop(): Promise<{ statements: number; transactions: number }>;
-}
-
-export async function startWorkers(count: number, env: Record<string, string>, workDir: string): Promise<Workers> {
+/** `count` worker processes, ready; stop() ends them and sums the statements and transactions they counted. */
+export async function startWorkers(count: number, env: Record<string, string>, workDir: string): Promise<{ stop(): Promise<{ statements: number; transactions: number }> }> {
   const procs = Array.from({ length: count }, (_, i) =>
     startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', {
       env,
@@ -55,11 +51,8 @@ export async function startWorkers(count: number, env: Record<string, string>, w
       nodeArgs: process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_WORKER_CPU_PROF] : [],
     }),
   );
-  const outputs = procs.map((proc) => {
-    const state = { text: '' };
-    proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (state.text += chunk));
-    return state;
-  });
+  const outputs = procs.map(() => ({ text: '' }));
+  procs.forEach((proc, i) => proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (outputs[i]!.text += chunk)));
   const deadline = Date.now() + 60_000;
   while (!outputs.every((o) => o.text.includes('"ready":true'))) {
     if (Date.now() > deadline) throw new Error('webhook workers did not start');
@@ -72,11 +65,6 @@ export async function startWorkers(count: number, env: Record<string, string>, w
       return counts.reduce((sum, c) => ({ statements: sum.statements + c.statements, transactions: sum.transactions + c.transactions }), { statements: 0, transactions: 0 });
     },
   };
-}
-
-export async function xactCommits(sql: Sql): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select xact_commit::int8 as n from pg_stat_database where datname = current_database()`;
-  return row!.n;
 }
 
 /**
