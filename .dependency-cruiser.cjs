@@ -1,5 +1,6 @@
 /**
- * The layers of src/ (docs/architecture.md), checked by `npm run check:layers`.
+ * The layers of src/ (docs/architecture.md), and the repository's other code, checked by
+ * `npm run check:layers` over src/, scripts/ and test/.
  *
  * Top to bottom: contract (src/contract.ts, the wire types from openapi.yaml) -> api ->
  * read-model -> domain -> db. webhooks sit beside api (they may import read-model, domain, db).
@@ -9,6 +10,10 @@
  * cursors, the served document), under both. seed may import domain and db. An import may only
  * point down (or to a shared leaf: clock, log, paths, config, redis, exhaustive, port-probe),
  * never up, never sideways between neighbours, never in a circle.
+ *
+ * Around src/: scripts/ (the benchmark, the fault suite, build helpers) and test/ may import src/;
+ * src/ imports neither, and test/ does not import scripts/ (what both need lives in test/support/ or
+ * src/seed/). No circle anywhere.
  *
  * One exception, on purpose: a lower layer may import the contract's *types* (`import type`).
  * They are compile-time only and are how the domain and the read model are held to openapi.yaml
@@ -59,6 +64,8 @@ module.exports = {
     forbidUp('console-imports-sideways', '^src/console/', any('^src/cli/', API), 'console sits beside api and cli'),
     forbidUp('cli-imports-sideways', '^src/cli/', any('^src/console/', API), 'cli sits beside api and console'),
     forbidUp('contract-imports-a-layer', CONTRACT, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED), 'the contract is types from openapi.yaml only'),
+    forbidUp('src-imports-scripts-or-tests', '^src/', '^(scripts|test)/', 'the product stands on its own: scripts and tests sit on top of it'),
+    forbidUp('test-imports-scripts', '^test/', '^scripts/', 'a helper both need belongs in test/support/ or src/seed/'),
     forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED, CONTRACT), 'shared leaves import no layer'),
   ],
   options: {

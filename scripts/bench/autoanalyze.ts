@@ -6,6 +6,11 @@ const WEBHOOK_TABLES = ['webhook_outbox', 'webhook_messages', 'webhook_deliverie
 /** About as often as autovacuum's default naptime (1 min) would reach a table changing this fast. */
 const INTERVAL_MS = 5_000;
 
+/** ANALYZE of the webhook tables now (a phase that writes a large state at once calls it). */
+export async function analyzeWebhookTables(sql: Sql): Promise<void> {
+  await sql.unsafe(`analyze ${WEBHOOK_TABLES.join(', ')}`);
+}
+
 /**
  * A stand-in for autovacuum's ANALYZE, started only when the server runs with `autovacuum = off`
  * (this machine's PostgreSQL service does). Without any ANALYZE the planner never learns that
@@ -14,11 +19,6 @@ const INTERVAL_MS = 5_000;
  * in a full run with `log_min_duration_statement`). A service in production keeps autovacuum on
  * (README "Running in production"); the benchmark measures the engine, not a missing autovacuum.
  */
-/** ANALYZE of the webhook tables now (a phase that writes a large state at once calls it). */
-export async function analyzeWebhookTables(sql: Sql): Promise<void> {
-  await sql.unsafe(`analyze ${WEBHOOK_TABLES.join(', ')}`);
-}
-
 export function startAutoanalyzeStandIn(sql: Sql, autovacuum: string, log: (line: string) => void): () => Promise<void> {
   if (autovacuum !== 'off') return async () => {};
   log(`autovacuum is off on this server: the bench runs ANALYZE on the webhook tables every ${INTERVAL_MS / 1000} s, as autovacuum would`);

@@ -3,27 +3,9 @@ declare module 'autocannon' {
   import type { EventEmitter } from 'node:events';
 
   namespace autocannon {
-    interface Request {
-      method?: string;
-      path?: string;
-      headers?: Record<string, string>;
-      body?: string | Buffer;
-    }
-    interface Options {
-      url: string;
-      connections?: number;
-      duration?: number;
-      timeout?: number;
-      pipelining?: number;
-      requests?: Request[];
-      setupClient?: (client: { setRequests(requests: Request[]): void }) => void;
-    }
-    interface Result {
-      errors: number;
-      timeouts: number;
-      non2xx: number;
-      duration: number;
-    }
+    type Request = { method?: string; path?: string; headers?: Record<string, string> };
+    type Options = { url: string; connections?: number; duration?: number; timeout?: number; requests?: Request[]; setupClient?: (client: { setRequests(requests: Request[]): void }) => void };
+    type Result = { errors: number; timeouts: number; non2xx: number; duration: number };
     type Instance = EventEmitter & { stop(): void };
   }
 

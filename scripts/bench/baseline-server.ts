@@ -37,13 +37,7 @@ const OFFER_PATH = /^offers\/([0-9a-f-]{36})(\/events)?$/;
 
 function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
   const json = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'content-length': Buffer.byteLength(json),
-    ...extra,
-  });
-  res.end(json);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(json), ...extra }).end(json);
 }
 
 const notFound = (res: ServerResponse) => send(res, 404, { error: { code: 'not_found', message: 'Resource not found.' } });
@@ -72,9 +66,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
 
   const route = path.slice(PREFIX.length);
-  if (route === 'workspace') {
-    return send(res, 200, { data: (await readWorkspace(sql, scope, now))!.value });
-  }
+  if (route === 'workspace') return send(res, 200, { data: (await readWorkspace(sql, scope, now))!.value });
   if (route === 'offers') {
     const status = (query.get('status') as OfferStatus | null) ?? null;
     const limit = Number(query.get('limit') ?? 25);

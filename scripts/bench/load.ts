@@ -34,17 +34,12 @@ const REQUEST_TIMEOUT_S = 10;
 /** Prepared requests per connection; a longer list is split into windows across connections. */
 const MAX_REQUESTS_PER_CONNECTION = 2_000;
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return 0;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
+const percentile = (sorted: Float64Array, p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!);
 
 async function run(spec: LoadSpec): Promise<LoadResult> {
   let latencies = new Float64Array(1 << 16);
-  let count = 0;
+  let [count, clientIndex] = [0, 0];
   const statuses: Record<string, number> = {};
-  let clientIndex = 0;
   const list = spec.requests.map((r) => ({ method: 'GET' as const, path: r.path, headers: r.headers }));
   const started = performance.now();
   const instance = autocannon({
@@ -94,7 +89,5 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadSpec;
-const result = await run(spec);
-process.stdout.write(`${JSON.stringify(result)}\n`);
+process.stdout.write(`${JSON.stringify(await run(JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadSpec))}\n`);
 process.exit(0);

@@ -26,9 +26,7 @@ let closeDatabase: (() => Promise<void>) | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     log(`\n${signal}: stopping the benchmark's processes`);
-    void stopAllChildren()
-      .then(() => closeDatabase?.())
-      .finally(() => process.exit(130));
+    void stopAllChildren().then(() => closeDatabase?.()).finally(() => process.exit(130));
   });
 }
 
@@ -41,20 +39,18 @@ closeDatabase = async () => {
 let results: BenchResults | undefined;
 try {
   log(`seeding: ${options.seed.offers.toLocaleString('en')} offers in one workspace + ${options.seed.otherWorkspaces} others (database ${db.name})`);
-  const seeded = await ensureSeeded(db.sql, options.seed, log);
+  const seeded = await ensureSeeded(db.sql, db.url, options.seed, log);
 
+  const timed = async <T>(run: () => Promise<T>) => {
+    const started = performance.now();
+    return { value: await run(), seconds: (performance.now() - started) / 1000 };
+  };
   let read: ReadResults | null = null;
   let readSeconds: number | null = null;
   if (options.only !== 'webhooks') {
     log('\nread API: service vs baseline');
-    const started = performance.now();
-    read = await runReadBenchmark(db.sql, db, seeded, {
-      ...options.read,
-      profileDir: options.profile ? join(REPO_DIR, 'bench', 'profiles') : null,
-      workDir,
-      log,
-    });
-    readSeconds = (performance.now() - started) / 1000;
+    const profileDir = options.profile ? join(REPO_DIR, 'bench', 'profiles') : null;
+    ({ value: read, seconds: readSeconds } = await timed(() => runReadBenchmark(db.sql, db, seeded, { ...options.read, profileDir, workDir, log })));
   }
 
   let webhooks: WebhookResults | null = null;
@@ -62,15 +58,14 @@ try {
   let webhookSeconds: number | null = null;
   if (options.only !== 'read') {
     log('\nwebhook delivery: worker vs baseline sender');
-    const started = performance.now();
-    try {
-      webhooks = await runWebhookBenchmark(db, seeded, { ...options.webhooks, workDir, log });
-    } catch (error) {
-      // The read results of this run are still worth keeping; the problem is reported below.
-      log(`webhook benchmark failed: ${(error as Error).stack ?? String(error)}`);
-      webhookError = (error as Error).message;
-    }
-    webhookSeconds = (performance.now() - started) / 1000;
+    // A failure is reported below; the read results of this run are still worth keeping.
+    const run = () =>
+      runWebhookBenchmark(db, { ...options.webhooks, workDir, log }).catch((error: Error) => {
+        log(`webhook benchmark failed: ${error.stack ?? String(error)}`);
+        webhookError = error.message;
+        return null;
+      });
+    ({ value: webhooks, seconds: webhookSeconds } = await timed(run));
   }
 
   results = {
@@ -82,12 +77,7 @@ try {
     read,
     webhooks,
     webhookError,
-    durations: {
-      seedSeconds: seeded.seedSeconds,
-      readSeconds,
-      webhookSeconds,
-      totalSeconds: (performance.now() - runStarted) / 1000,
-    },
+    durations: { seedSeconds: seeded.seedSeconds, readSeconds, webhookSeconds, totalSeconds: (performance.now() - runStarted) / 1000 },
   };
   mkdirSync(join(REPO_DIR, 'bench'), { recursive: true });
   const resultsPath = join(REPO_DIR, options.resultsFile);

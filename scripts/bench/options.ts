@@ -5,42 +5,7 @@ import { DEFAULT_WEBHOOK_WORKER_CONCURRENCY } from '../../src/config.js';
  * Sizes of `npm run bench` (docs/performance.md) and `npm run bench:smoke` (tiny, for CI: it checks that
  * everything runs end to end and produces sane numbers, never how fast).
  */
-export interface BenchOptions {
-  smoke: boolean;
-  reseed: boolean;
-  only: 'all' | 'read' | 'webhooks';
-  profile: boolean;
-  /** Bench database name on the server: full and smoke runs keep their data apart. */
-  database: string;
-  seed: { offers: number; otherWorkspaces: number; offersPerOtherWorkspace: number; randomSeed: number };
-  read: {
-    durationSeconds: number;
-    warmupSeconds: number;
-    connections: number;
-    deepPage: number;
-    pageSize: number;
-    rotatingIds: number;
-    keysPerConnection: number;
-  };
-  webhooks: {
-    events: number;
-    workspaces: number;
-    endpointsPerWorkspace: number;
-    /** Concurrency of the worker (WEBHOOK_WORKER_CONCURRENCY) and of the baseline's sending loop. */
-    concurrency: number;
-    /** Events per second of the paced latency phase (below capacity: nothing waits). */
-    latencyRate: number;
-    latencyEvents: number;
-    fairnessBigEvents: number;
-    fairnessSmallWorkspaces: number;
-    fairnessSmallEvents: number;
-    /** Open deliveries queued before each row of the backlog run (throughput against backlog size). */
-    backlogSizes: number[];
-    /** First attempts timed in each backlog row. */
-    backlogMeasured: number;
-  };
-  resultsFile: string;
-}
+export type BenchOptions = ReturnType<typeof parseOptions>;
 
 const USAGE = `usage: npm run bench [-- options]
   --smoke               tiny sizes, 1 s per scenario (what CI runs as npm run bench:smoke)
@@ -54,46 +19,41 @@ const USAGE = `usage: npm run bench [-- options]
   --database <name>     bench database on the server (default offerdesk_bench, offerdesk_bench_smoke)
   --help`;
 
-export function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      smoke: { type: 'boolean', default: false },
-      reseed: { type: 'boolean', default: false },
-      only: { type: 'string', default: 'all' },
-      duration: { type: 'string' },
-      connections: { type: 'string' },
-      events: { type: 'string' },
-      concurrency: { type: 'string' },
-      profile: { type: 'boolean', default: false },
-      database: { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
+/** Bad options: one line of reason and the usage on stderr, exit 2. */
+function fail(reason: string): never {
+  process.stderr.write(`bench: ${reason}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+export function parseOptions(argv: string[]) {
+  const flag = { type: 'boolean', default: false } as const;
+  const text = { type: 'string' } as const;
+  let values;
+  try {
+    const options = { smoke: flag, reseed: flag, profile: flag, help: flag, only: { type: 'string', default: 'all' }, duration: text, connections: text, events: text, concurrency: text, database: text } as const;
+    ({ values } = parseArgs({ args: argv, options, strict: true }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const only = values.only as BenchOptions['only'];
-  if (!['all', 'read', 'webhooks'].includes(only)) throw new Error(`--only must be read or webhooks\n${USAGE}`);
+  const only = values.only as 'all' | 'read' | 'webhooks';
+  if (!['all', 'read', 'webhooks'].includes(only)) fail('--only must be read or webhooks');
   const number = (raw: string | undefined, name: string, fallback: number) => {
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number\n${USAGE}`);
-    return value;
+    const value = raw === undefined ? fallback : Number(raw);
+    return Number.isFinite(value) && value > 0 ? value : fail(`--${name} must be a positive number`);
   };
-
   const smoke = values.smoke;
   // Interpolated into CREATE/DROP DATABASE: a plain identifier only.
-  if (values.database !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) {
-    throw new Error(`--database must be a lower-case identifier\n${USAGE}`);
-  }
+  if (values.database !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) fail('--database must be a lower-case identifier');
   return {
     smoke,
     reseed: values.reseed,
     only,
     profile: values.profile,
+    /** Bench database on the server: full and smoke runs keep their data apart. */
     database: values.database ?? (smoke ? 'offerdesk_bench_smoke' : 'offerdesk_bench'),
     seed: smoke
       ? { offers: 2_000, otherWorkspaces: 2, offersPerOtherWorkspace: 200, randomSeed: 1 }
@@ -111,12 +71,15 @@ export function parseOptions(argv: string[]): BenchOptions {
       events: number(values.events, 'events', smoke ? 500 : 100_000),
       workspaces: smoke ? 10 : 200,
       endpointsPerWorkspace: 2,
+      /** Attempts in flight per worker (WEBHOOK_WORKER_CONCURRENCY) and in the baseline sender. */
       concurrency: number(values.concurrency, 'concurrency', DEFAULT_WEBHOOK_WORKER_CONCURRENCY),
+      /** Events per second of the paced latency phase (below capacity: nothing waits). */
       latencyRate: smoke ? 20 : 50,
       latencyEvents: smoke ? 40 : 1_000,
       fairnessBigEvents: smoke ? 500 : 50_000,
       fairnessSmallWorkspaces: smoke ? 9 : 199,
       fairnessSmallEvents: 10,
+      /** Open deliveries queued before each backlog row; the first attempts each row times. */
       backlogSizes: smoke ? [200, 2_000] : [2_000, 20_000, 200_000],
       backlogMeasured: smoke ? 200 : 2_000,
     },

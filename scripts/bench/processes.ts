@@ -16,10 +16,9 @@ const STOP_TIMEOUT_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
+    const server = createServer().once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
@@ -27,13 +26,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A child process; exited resolves with its exit code, stop() sends SIGTERM, then SIGKILL after a grace period. */
 export interface NodeProcess {
   name: string;
   pid: number;
   child: ChildProcess;
-  /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
-  /** SIGTERM, then SIGKILL after a grace period; resolves when it has ended. */
   stop(): Promise<number | null>;
 }
 
@@ -92,13 +90,8 @@ export async function waitForHealth(proc: NodeProcess, origin: string): Promise<
   let ended = false;
   void proc.exited.then(() => (ended = true));
   while (Date.now() < deadline && !ended) {
-    try {
-      const res = await fetch(`${origin}/healthz`);
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
+    // Refused while it is not listening yet.
+    if (await fetch(`${origin}/healthz`).then((res) => res.arrayBuffer().then(() => res.ok), () => false)) return;
     await sleep(POLL_MS);
   }
   throw new Error(`${proc.name} did not become healthy at ${origin}${ended ? ' (it exited)' : ''}`);
@@ -109,21 +102,27 @@ export async function waitForHealth(proc: NodeProcess, origin: string): Promise<
  * writing 5 to clear_refs resets it, so each scenario gets its own peak.
  */
 export const memory = {
-  resetPeak(pid: number): boolean {
+  resetPeak(pid: number): void {
     try {
       writeFileSync(`/proc/${pid}/clear_refs`, '5');
-      return true;
     } catch {
-      return false;
+      // Not resettable here: the peak is then the process's since its start.
     }
   },
   peakMb(pid: number): number | null {
-    return statusField(pid, 'VmHWM');
-  },
-  currentMb(pid: number): number | null {
-    return statusField(pid, 'VmRSS');
+    const match = /^VmHWM:\s+(\d+) kB/m.exec(readProc(pid, 'status') ?? '');
+    return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
   },
 };
+
+/** A /proc file of the process, or null once it has ended. */
+function readProc(pid: number, file: string): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return null;
+  }
+}
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;
@@ -133,28 +132,16 @@ const USER_HZ = 100;
  * comparable on a noisy machine where throughput alone swings with other load.
  */
 export function cpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
-  } catch {
-    return null;
-  }
-}
-
-function statusField(pid: number, field: string): number | null {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
-  } catch {
-    return null;
-  }
+  const stat = readProc(pid, 'stat');
+  if (stat === null) return null;
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }
 
 /** Runs a script to completion and returns the last line of its stdout parsed as JSON. */
-export async function runJson<T>(name: string, script: string, args: string[], env: Record<string, string> = {}): Promise<T> {
-  const proc = startNode(name, script, { args, env, stdout: 'pipe' });
+export async function runJson<T>(name: string, script: string, args: string[], env: Record<string, string> = {}, built = false): Promise<T> {
+  const proc = startNode(name, script, { args, env, stdout: 'pipe', built });
   let out = '';
   proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const code = await proc.exited;
@@ -163,8 +150,17 @@ export async function runJson<T>(name: string, script: string, args: string[], e
   return JSON.parse(last) as T;
 }
 
+/** One `offerdesk` command as a user runs it (the built CLI, `--json`) against the bench database. */
+export function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
+  buildIfStale();
+  return runJson<T>(`offerdesk ${args[0]}`, 'bin/offerdesk.js', [...args, '--json'], { DATABASE_URL: databaseUrl, OFFERDESK_DEMO_SEED: 'false' }, true);
+}
+
+let built = false;
 /** `npm start`'s build step: dist/ rebuilt when a source is newer, so the bench runs what ships. */
 export function buildIfStale(): void {
+  if (built) return;
   const result = spawnSync(process.execPath, [join(REPO_DIR, 'scripts', 'build-if-stale.mjs')], { cwd: REPO_DIR, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`building dist/ failed (exit ${result.status})`);
+  built = true;
 }

@@ -1,65 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { systemClock } from '../../src/clock.js';
 import type { Sql } from '../../src/db/connect.js';
-import { API_KEY_PREFIX, API_KEY_RANDOM_LENGTH } from '../../src/domain/api-key-format.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
 import type { LoadResult, LoadSpec } from './load.js';
-import { buildIfStale, cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
+import type { BenchOptions } from './options.js';
+import { buildIfStale, cli, cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
 
 /**
- * Read API: the service (`serve --no-worker`, limits lifted, the limiter still running) against the
- * bare baseline server, scenario by scenario, each side under the same load from a separate
- * process. Reports throughput, p50/p99 latency and the server's peak RSS per scenario.
+ * Read API: the service as it ships (`offerdesk serve --no-worker`, limits lifted, the limiter
+ * still running) against the bare baseline server, scenario by scenario, over HTTP, each side under
+ * the same load from a separate process. Reports req/s, p50/p99, the server's CPU per request and
+ * its peak RSS per scenario. `npm run bench -- --only read` runs this part alone.
  */
 
-export interface ReadOptions {
-  durationSeconds: number;
-  warmupSeconds: number;
-  connections: number;
-  /** The deep page of the "page N" scenario (10,000 in the full run). */
-  deepPage: number;
-  pageSize: number;
-  /** Distinct offers the id-based scenarios rotate over. */
-  rotatingIds: number;
-  /** Distinct random keys per connection in the 401 storm. */
-  keysPerConnection: number;
-  /** Add --cpu-prof to the service process; profiles land in this directory. */
-  profileDir: string | null;
-  workDir: string;
-  log: (line: string) => void;
-}
-
-export interface SideResult extends LoadResult {
-  peakRssMb: number | null;
-  /** CPU time of the server process per response (user + system), in ms. */
-  serverCpuMsPerRequest: number | null;
-}
-
-export interface ReadScenarioResult {
-  name: string;
-  description: string;
-  service: SideResult;
-  baseline: SideResult;
-  /** service req/s divided by baseline req/s */
-  ratio: number;
-  /** Whether every response had the scenario's expected status on both sides. */
-  statusesAsExpected: boolean;
-}
-
-export interface ReadResults {
-  scenarios: ReadScenarioResult[];
-  /** Service p50 of page N divided by service p50 of page 1 (target <= 1.2). */
-  deepPageLatencyRatio: number;
-  /** Service req/s of page 1 divided by req/s of page N (time per request, target <= 1.2). */
-  deepPageTimeRatio: number;
-  servicePeakRssMb: number | null;
-  cursorWalk: { requests: number; seconds: number; depth: number };
-  profile: string | null;
-}
+/** The read sizes of options.ts; profileDir: add --cpu-prof to the service, profiles land there. */
+export type ReadOptions = BenchOptions['read'] & { profileDir: string | null; workDir: string; log: (line: string) => void };
+/** One side of a scenario: the load's result, the server's peak RSS and CPU time (user + system) per response. */
+export type SideResult = LoadResult & { peakRssMb: number | null; serverCpuMsPerRequest: number | null };
+/** As bench/results.json holds it: per scenario service, baseline, ratio (service req/s over the baseline's). */
+export type ReadResults = Awaited<ReturnType<typeof runReadBenchmark>>;
 
 interface Scenario {
   name: string;
@@ -74,13 +35,9 @@ const BASE = '/api/v1';
 /** Limits lifted far above anything a 2-core machine can send in a window. */
 const LIFTED_LIMIT = '1000000000';
 
-export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: SeededData, options: ReadOptions): Promise<ReadResults> {
+export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: SeededData, options: ReadOptions) {
   const { log } = options;
-  const { key } = await createApiKey(sql, systemClock, {
-    workspaceId: seeded.workspaceId,
-    name: `bench ${new Date().toISOString()}`,
-    actingAccountId: seeded.accountId,
-  });
+  const { key } = await cli<{ key: string }>(db.url, ['key', 'create', '--workspace', seeded.workspaceId, '--name', `bench ${new Date().toISOString()}`, '--as', seeded.accountId]);
   const auth = { authorization: `Bearer ${key}` };
 
   // A reused bench database keeps the endpoints of the last webhook run, sealed under that run's
@@ -97,14 +54,12 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
     REDIS_URL: '',
     HOST: '127.0.0.1',
   };
-  let profile: string | null = null;
-  const nodeArgs: string[] = [];
-  if (options.profileDir) {
-    rmSync(options.profileDir, { recursive: true, force: true });
-    mkdirSync(options.profileDir, { recursive: true });
-    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
-    profile = options.profileDir;
+  const profile = options.profileDir;
+  if (profile) {
+    rmSync(profile, { recursive: true, force: true });
+    mkdirSync(profile, { recursive: true });
   }
+  const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
   // The service as it ships: the built CLI (`npm start` runs it), `offerdesk serve --no-worker`,
   // by plain node. Run from source, the TypeScript loader's own thread alone added tens of MB to
   // its peak RSS; the baseline, a bench script, still runs from source (it serves no framework).
@@ -134,47 +89,24 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
         : `collected ${walk.cursors.length} cursors around page ${options.deepPage} by walking the API (${walk.requests} requests, ${walk.seconds.toFixed(1)} s)`,
     );
 
-    const scenarios = buildScenarios(ids.map((r) => r.id), walk.cursors, auth, options);
+    const scenarios = buildScenarios(ids.map((r) => r.id), walk.cursors, key, options);
     await checkSameAnswers(scenarios, serviceOrigin, baselineOrigin);
 
-    const results: ReadScenarioResult[] = [];
+    const sides = { service: { proc: service, origin: serviceOrigin }, baseline: { proc: baseline, origin: baselineOrigin } };
+    const results = [];
     for (const [index, scenario] of scenarios.entries()) {
       await setBaselineKeys(baselineOrigin, scenario.baselineKeys);
       // Alternate which side goes first, so a drift in machine load does not always favour one.
-      const order: Array<'service' | 'baseline'> = index % 2 === 0 ? ['baseline', 'service'] : ['service', 'baseline'];
-      const sides: Partial<Record<'service' | 'baseline', SideResult>> = {};
-      for (const side of order) {
-        const proc = side === 'service' ? service : baseline;
-        const origin = side === 'service' ? serviceOrigin : baselineOrigin;
-        if (options.warmupSeconds > 0) await load(origin, scenario, options.warmupSeconds, options, options.workDir);
-        memory.resetPeak(proc.pid);
-        const cpuBefore = cpuMs(proc.pid);
-        const result = await load(origin, scenario, options.durationSeconds, options, options.workDir);
-        const cpuAfter = cpuMs(proc.pid);
-        const serverCpuMsPerRequest = cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? (cpuAfter - cpuBefore) / result.requests : null;
-        sides[side] = { ...result, peakRssMb: memory.peakMb(proc.pid), serverCpuMsPerRequest };
-      }
-      const s = sides.service!;
-      const b = sides.baseline!;
-      const statusesAsExpected = [s, b].every(
-        (r) => r.errors === 0 && Object.keys(r.statuses).every((code) => Number(code) === scenario.expectedStatus),
-      );
-      const row: ReadScenarioResult = {
-        name: scenario.name,
-        description: scenario.description,
-        service: s,
-        baseline: b,
-        ratio: s.requestsPerSecond / b.requestsPerSecond,
-        statusesAsExpected,
-      };
-      results.push(row);
+      const order = index % 2 === 0 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
+      const measured: Partial<Record<'service' | 'baseline', SideResult>> = {};
+      for (const side of order) measured[side] = await measureSide(sides[side].proc, sides[side].origin, scenario, options);
+      const [s, b] = [measured.service!, measured.baseline!];
+      const statusesAsExpected = [s, b].every((r) => r.errors === 0 && Object.keys(r.statuses).every((code) => Number(code) === scenario.expectedStatus));
+      results.push({ name: scenario.name, description: scenario.description, service: s, baseline: b, ratio: s.requestsPerSecond / b.requestsPerSecond, statusesAsExpected });
+      const side = (r: SideResult) => `${r.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${r.p50Ms.toFixed(2)} p99 ${r.p99Ms.toFixed(2)} ms`;
       log(
-        `${scenario.name.padEnd(18)} service ${s.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${s.p50Ms.toFixed(2)} p99 ${s.p99Ms.toFixed(2)} ms | ` +
-          `baseline ${b.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${b.p50Ms.toFixed(2)} p99 ${b.p99Ms.toFixed(2)} ms | ratio ${row.ratio.toFixed(2)} | ` +
-          `cpu/req ${s.serverCpuMsPerRequest?.toFixed(3)} vs ${b.serverCpuMsPerRequest?.toFixed(3)} ms` +
-          (statusesAsExpected
-            ? ''
-            : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}, errors ${s.errors} / ${b.errors}, timeouts ${s.timeouts} / ${b.timeouts}`),
+        `${scenario.name.padEnd(18)} service ${side(s)} | baseline ${side(b)} | ratio ${results.at(-1)!.ratio.toFixed(2)} | cpu/req ${s.serverCpuMsPerRequest?.toFixed(3)} vs ${b.serverCpuMsPerRequest?.toFixed(3)} ms` +
+          (statusesAsExpected ? '' : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}, errors ${s.errors} / ${b.errors}, timeouts ${s.timeouts} / ${b.timeouts}`),
       );
     }
     const first = results.find((r) => r.name === 'offers-page-1')!;
@@ -182,6 +114,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
     const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);
     return {
       scenarios: results,
+      /** Page N's p50 over page 1's, and page 1's req/s over page N's (target <= 1.2 each). */
       deepPageLatencyRatio: deep.service.p50Ms / first.service.p50Ms,
       deepPageTimeRatio: first.service.requestsPerSecond / deep.service.requestsPerSecond,
       servicePeakRssMb: peaks.length ? Math.max(...peaks, memory.peakMb(service.pid) ?? 0) : null,
@@ -193,9 +126,20 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   }
 }
 
-async function load(origin: string, scenario: Scenario, seconds: number, options: ReadOptions, workDir: string): Promise<LoadResult> {
+/** One side of one scenario: warm-up, then the measured load with the server's CPU time and peak RSS around it. */
+async function measureSide(proc: NodeProcess, origin: string, scenario: Scenario, options: ReadOptions): Promise<SideResult> {
+  if (options.warmupSeconds > 0) await load(origin, scenario, options.warmupSeconds, options);
+  memory.resetPeak(proc.pid);
+  const cpuBefore = cpuMs(proc.pid);
+  const result = await load(origin, scenario, options.durationSeconds, options);
+  const cpuAfter = cpuMs(proc.pid);
+  const serverCpuMsPerRequest = cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? (cpuAfter - cpuBefore) / result.requests : null;
+  return { ...result, peakRssMb: memory.peakMb(proc.pid), serverCpuMsPerRequest };
+}
+
+async function load(origin: string, scenario: Scenario, seconds: number, options: ReadOptions): Promise<LoadResult> {
   const spec: LoadSpec = { origin, connections: options.connections, durationSeconds: seconds, requests: scenario.requests };
-  const file = join(workDir, 'load-spec.json');
+  const file = join(options.workDir, 'load-spec.json');
   writeFileSync(file, JSON.stringify(spec));
   return runJson<LoadResult>('load', 'load.ts', [file]);
 }
@@ -230,25 +174,15 @@ async function deepCursors(sql: Sql, origin: string, auth: Record<string, string
  * scenario rotates over them (all within the last 100 pages before page N, the last one exactly
  * page N), so it is not one hot row range.
  */
-async function collectDeepCursors(
-  origin: string,
-  auth: Record<string, string>,
-  deepPage: number,
-  pageSize: number,
-): Promise<{ cursors: string[]; requests: number; seconds: number; depth: number }> {
-  const WALK_LIMIT = 100;
-  const KEEP = 100;
+async function collectDeepCursors(origin: string, auth: Record<string, string>, deepPage: number, pageSize: number) {
+  const [WALK_LIMIT, KEEP] = [100, 100];
   const depth = (deepPage - 1) * pageSize;
   const started = performance.now();
   const cursors: string[] = [];
-  let cursor: string | null = null;
-  let done = 0;
-  let requests = 0;
-  while (done < depth) {
-    const limit = Math.min(WALK_LIMIT, depth - done);
-    const query: string = `limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+  let [cursor, done, requests] = [null as string | null, 0, 0];
+  for (; done < depth; requests++) {
+    const query: string = `limit=${Math.min(WALK_LIMIT, depth - done)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const res = await fetch(`${origin}${BASE}/offers?${query}`, { headers: auth });
-    requests++;
     if (res.status !== 200) throw new Error(`walking the offers list failed at ${done}: ${res.status} ${await res.text()}`);
     const body = (await res.json()) as { data: unknown[]; next_cursor: string | null };
     done += body.data.length;
@@ -260,25 +194,23 @@ async function collectDeepCursors(
   return { cursors, requests, seconds: (performance.now() - started) / 1000, depth };
 }
 
-function randomWellFormedKey(): string {
+/** An unknown key of the real key's shape: its prefix, then as many random base62 characters. */
+function randomKeyLike(key: string): string {
   const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  const bytes = randomBytes(API_KEY_RANDOM_LENGTH);
-  let random = '';
-  for (const byte of bytes) random += BASE62[byte % 62];
-  return API_KEY_PREFIX + random;
+  const prefix = key.slice(0, key.lastIndexOf('_') + 1);
+  return prefix + [...randomBytes(key.length - prefix.length)].map((byte) => BASE62[byte % 62]).join('');
 }
 
-function buildScenarios(ids: string[], deepCursors: string[], auth: Record<string, string>, options: ReadOptions): Scenario[] {
+function buildScenarios(ids: string[], deepCursors: string[], key: string, options: ReadOptions): Scenario[] {
   const size = options.pageSize;
+  const auth = { authorization: `Bearer ${key}` };
   const get = (path: string, headers = auth) => ({ path: `${BASE}${path}`, headers });
   const firstPage = [get(`/offers?limit=${size}`)];
   const deepPage = deepCursors.map((c) => get(`/offers?limit=${size}&cursor=${encodeURIComponent(c)}`));
   const expired = [get(`/offers?limit=${size}&status=expired`)];
   const offer = ids.map((id) => get(`/offers/${id}`));
   const events = ids.map((id) => get(`/offers/${id}/events?limit=200`));
-  const storm = Array.from({ length: options.keysPerConnection * options.connections }, () =>
-    get(`/offers?limit=${size}`, { authorization: `Bearer ${randomWellFormedKey()}` }),
-  );
+  const storm = Array.from({ length: options.keysPerConnection * options.connections }, () => get(`/offers?limit=${size}`, { authorization: `Bearer ${randomKeyLike(key)}` }));
   // The mix: what an integration typically does - poll the first page, open offers and their
   // timelines, sometimes filter or page deeper. Interleaved deterministically.
   const mix: Scenario['requests'] = [];
@@ -288,26 +220,15 @@ function buildScenarios(ids: string[], deepCursors: string[], auth: Record<strin
     if (i % 10 === 3) mix.push(expired[0]!);
     if (i % 10 === 7) mix.push(deepPage[i % deepPage.length]!);
   }
+  const ok = (name: string, description: string, requests: Scenario['requests']): Scenario => ({ name, description, requests, expectedStatus: 200, baselineKeys: 'none' });
   return [
-    { name: 'offers-page-1', description: `GET /offers?limit=${size}, first page`, requests: firstPage, expectedStatus: 200, baselineKeys: 'none' },
-    {
-      name: 'offers-page-deep',
-      description: `GET /offers?limit=${size}&cursor=..., page ${options.deepPage.toLocaleString('en')} (cursors collected beforehand)`,
-      requests: deepPage,
-      expectedStatus: 200,
-      baselineKeys: 'none',
-    },
-    { name: 'offers-expired', description: `GET /offers?limit=${size}&status=expired`, requests: expired, expectedStatus: 200, baselineKeys: 'none' },
-    { name: 'offer-by-id', description: `GET /offers/{id}, ${ids.length} ids in rotation`, requests: offer, expectedStatus: 200, baselineKeys: 'none' },
-    { name: 'offer-events', description: `GET /offers/{id}/events?limit=200, ${ids.length} ids in rotation`, requests: events, expectedStatus: 200, baselineKeys: 'none' },
-    {
-      name: 'unauthorized-storm',
-      description: `GET /offers with ${storm.length} random well-formed unknown keys (401)`,
-      requests: storm,
-      expectedStatus: 401,
-      baselineKeys: 'lookup',
-    },
-    { name: 'mix', description: 'page 1, offers, timelines, status filter, deep pages interleaved', requests: mix, expectedStatus: 200, baselineKeys: 'none' },
+    ok('offers-page-1', `GET /offers?limit=${size}, first page`, firstPage),
+    ok('offers-page-deep', `GET /offers?limit=${size}&cursor=..., page ${options.deepPage.toLocaleString('en')} (cursors collected beforehand)`, deepPage),
+    ok('offers-expired', `GET /offers?limit=${size}&status=expired`, expired),
+    ok('offer-by-id', `GET /offers/{id}, ${ids.length} ids in rotation`, offer),
+    ok('offer-events', `GET /offers/{id}/events?limit=200, ${ids.length} ids in rotation`, events),
+    { name: 'unauthorized-storm', description: `GET /offers with ${storm.length} random well-formed unknown keys (401)`, requests: storm, expectedStatus: 401, baselineKeys: 'lookup' },
+    ok('mix', 'page 1, offers, timelines, status filter, deep pages interleaved', mix),
   ];
 }
 
@@ -316,17 +237,12 @@ async function checkSameAnswers(scenarios: Scenario[], serviceOrigin: string, ba
   for (const scenario of scenarios) {
     if (scenario.baselineKeys !== 'none') continue;
     for (const request of scenario.requests.slice(0, 3)) {
-      const [a, b] = await Promise.all(
-        [serviceOrigin, baselineOrigin].map(async (origin) => {
-          const res = await fetch(`${origin}${request.path}`, { headers: request.headers });
-          return `${res.status} ${await res.text()}`;
-        }),
-      );
-      if (a !== b) {
-        throw new Error(`baseline answers ${request.path} differently:\nservice:  ${a!.slice(0, 300)}\nbaseline: ${b!.slice(0, 300)}`);
-      }
+      const answer = async (origin: string) => {
+        const res = await fetch(`${origin}${request.path}`, { headers: request.headers });
+        return `${res.status} ${await res.text()}`;
+      };
+      const [a, b] = await Promise.all([answer(serviceOrigin), answer(baselineOrigin)]);
+      if (a !== b) throw new Error(`baseline answers ${request.path} differently:\nservice:  ${a.slice(0, 300)}\nbaseline: ${b.slice(0, 300)}`);
     }
   }
 }
-
-export type { NodeProcess };

@@ -1,13 +1,11 @@
-import { systemClock } from '../../src/clock.js';
 import type { Sql } from '../../src/db/connect.js';
-import { createAccount, createWorkspace } from '../../src/domain/accounts.js';
-import { seedOffers } from '../../src/seed/seed.js';
+import { cli } from './processes.js';
 
 /**
- * The benchmark's data: one big workspace seeded through the domain's bulk seed (`seedOffers`, the
- * function behind `offerdesk seed`), plus a few other workspaces so that every query really has to
- * filter by workspace. Seeding 1,000,000 offers takes minutes, so the result is recorded in
- * `bench_seed` and reused by the next run with the same parameters (`--reseed` forces a new one).
+ * The benchmark's data, seeded as a user would, through the CLI: one account, one big workspace
+ * filled by `offerdesk seed`, and a few other workspaces so that every query has to filter by
+ * workspace. Seeding 1,000,000 offers takes minutes, so the result is recorded in `bench_seed` and
+ * reused by the next run with the same parameters (`--reseed` forces a new one).
  */
 export interface SeedParams {
   offers: number;
@@ -30,19 +28,10 @@ export interface SeededData {
   seededAt: string;
 }
 
-interface SeedRecord {
-  params: SeedParams;
-  data: Omit<SeededData, 'seedSeconds'>;
-}
+type SeedRecord = { params: SeedParams; data: Omit<SeededData, 'seedSeconds'> };
+type Seeded = { offers: number; events: number };
 
-const MAIN_SEED = 1;
-
-/** jsonb does not keep key order, so compare field by field. */
-function sameParams(a: SeedParams, b: SeedParams): boolean {
-  return (Object.keys(b) as (keyof SeedParams)[]).every((key) => a[key] === b[key]) && Object.keys(a).length === Object.keys(b).length;
-}
-
-export async function ensureSeeded(sql: Sql, params: SeedParams, log: (line: string) => void): Promise<SeededData> {
+export async function ensureSeeded(sql: Sql, url: string, params: SeedParams, log: (line: string) => void): Promise<SeededData> {
   await sql`
     create table if not exists bench_seed (
       id int constraint bench_seed_pkey primary key default 1 constraint bench_seed_single check (id = 1),
@@ -50,56 +39,30 @@ export async function ensureSeeded(sql: Sql, params: SeedParams, log: (line: str
     )`;
   const [existing] = await sql<{ record: SeedRecord }[]>`select record from bench_seed where id = 1`;
   if (existing) {
-    if (sameParams(existing.record.params, params)) {
-      log(`reusing seeded data of ${existing.record.data.seededAt} (${existing.record.data.offers} offers, ${existing.record.data.events} timeline entries)`);
-      return { ...existing.record.data, seedSeconds: null };
+    // jsonb does not keep key order: compare field by field.
+    const kept = existing.record;
+    if ((Object.keys(params) as (keyof SeedParams)[]).every((key) => kept.params[key] === params[key])) {
+      log(`reusing seeded data of ${kept.data.seededAt} (${kept.data.offers} offers, ${kept.data.events} timeline entries)`);
+      return { ...kept.data, seedSeconds: null };
     }
-    throw new Error(
-      `the bench database holds data seeded with other parameters (${JSON.stringify(existing.record.params)}); run with --reseed`,
-    );
+    throw new Error(`the bench database holds data seeded with other parameters (${JSON.stringify(kept.params)}); run with --reseed`);
   }
   const [dirty] = await sql`select 1 as found from workspaces limit 1`;
   if (dirty) throw new Error('the bench database holds workspaces but no seed record (an interrupted seed?); run with --reseed');
 
-  const clock = systemClock;
   const started = performance.now();
-  const account = await createAccount(sql, clock, { email: 'bench-owner@offerdesk.example', name: 'Bench Owner' });
-  const main = await createWorkspace(sql, clock, {
-    name: 'Bench Workspace',
-    timezone: 'Europe/Berlin',
-    currency: 'EUR',
-    ownerAccountId: account.id,
-  });
-  const now = clock.now();
-  let lastLog = 0;
-  const seeded = await seedOffers(sql, {
-    workspaceId: main.id,
-    offers: params.offers,
-    randomSeed: params.randomSeed,
-    now,
-    onProgress: (p) => {
-      if (performance.now() - lastLog < 10_000 && p.offers < p.total) return;
-      lastLog = performance.now();
-      const seconds = (performance.now() - started) / 1000;
-      log(`  seeded ${p.offers.toLocaleString('en')} / ${p.total.toLocaleString('en')} offers, ${p.events.toLocaleString('en')} entries (${seconds.toFixed(0)} s)`);
-    },
-  });
-  let offers = seeded.offers;
-  let events = seeded.events;
+  const account = await cli<{ id: string }>(url, ['account', 'create', '--email', 'bench-owner@offerdesk.example', '--name', 'Bench Owner']);
+  const workspace = (name: string, timezone: string, currency: string) =>
+    cli<{ id: string }>(url, ['workspace', 'create', '--name', name, '--timezone', timezone, '--currency', currency, '--owner', account.id]);
+  const seed = (workspaceId: string, offers: number, randomSeed: number) =>
+    cli<Seeded>(url, ['seed', '--workspace', workspaceId, '--offers', String(offers), '--random-seed', String(randomSeed)]);
+  const main = await workspace('Bench Workspace', 'Europe/Berlin', 'EUR');
+  log(`  offerdesk seed --offers ${params.offers} (progress on stderr)`);
+  let { offers, events } = await seed(main.id, params.offers, params.randomSeed);
   const others: string[] = [];
   for (let n = 1; n <= params.otherWorkspaces; n++) {
-    const other = await createWorkspace(sql, clock, {
-      name: `Other Workspace ${n}`,
-      timezone: 'America/New_York',
-      currency: 'USD',
-      ownerAccountId: account.id,
-    });
-    const result = await seedOffers(sql, {
-      workspaceId: other.id,
-      offers: params.offersPerOtherWorkspace,
-      randomSeed: params.randomSeed + MAIN_SEED + n,
-      now,
-    });
+    const other = await workspace(`Other Workspace ${n}`, 'America/New_York', 'USD');
+    const result = await seed(other.id, params.offersPerOtherWorkspace, params.randomSeed + 1 + n);
     offers += result.offers;
     events += result.events;
     others.push(other.id);

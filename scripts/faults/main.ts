@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatTable, runFault, selectFaults, type FaultRow } from './run.js';
-import { buildWorld } from './world.js';
+import { formatTable, runFault, selectFaults, type FaultRow } from '../../test/support/faults/run.js';
+import { buildWorld } from '../../test/support/faults/world.js';
 
 /**
  * `npm run faults`: the service's own processes under steady load on 127.0.0.1, one fault at a

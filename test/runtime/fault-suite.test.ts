@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redisServerAvailable } from '../../scripts/faults/redis-process.js';
-import { formatTable, runFault, selectFaults, type FaultRow } from '../../scripts/faults/run.js';
-import { buildWorld, type World } from '../../scripts/faults/world.js';
+import { redisServerAvailable } from '../support/faults/redis-process.js';
+import { formatTable, runFault, selectFaults, type FaultRow } from '../support/faults/run.js';
+import { buildWorld, type World } from '../support/faults/world.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
 // The short subset of `npm run faults` (docs/reliability.md): `serve`, two workers, a redis-server

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createRateLimits } from '../../src/api/admission/rate-limits.js';
 import { loadConfig } from '../../src/config.js';
-import { freePort, redisServerAvailable, startRedisProcess, type RedisProcess } from '../../scripts/faults/redis-process.js';
+import { freePort, redisServerAvailable, startRedisProcess, type RedisProcess } from '../support/faults/redis-process.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 import { untilValue } from '../support/until.js';

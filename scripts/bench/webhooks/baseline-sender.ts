@@ -3,53 +3,52 @@ import { connect } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
 import { loadMasterKeys, openSecret } from '../../../src/webhooks/transport/secrets.js';
 import { createWebhookSender } from '../../../src/webhooks/transport/sender.js';
-import { finish, readyThenGo } from './measured-process.js';
-import { sentDeliveries } from './sent-deliveries.js';
 
 /**
- * The webhook baseline (docs/performance.md): the same bodies to the same endpoints through the project's own
- * sender (address check, signing, pinned keep-alive pools, the same headers) at the worker's
- * concurrency, without the database: the deliveries, bodies and secrets are read before the clock
- * starts, and nothing is recorded. Started by runMeasured (measured-process.ts), which samples
- * CPU around the sending; its result is {"sent","ok","seconds","perSecond"}.
+ * The webhook baseline (docs/performance.md): the throughput run's deliveries to answering
+ * endpoints, sent again through the project's own sender (address check, signing, pinned
+ * keep-alive pools, the same headers) at the worker's concurrency, without the database: rows,
+ * bodies and secrets are read before the clock starts and nothing is recorded. Prints one JSON
+ * line {"sent","ok","seconds","perSecond"}.
  *
- * Arguments: <deliveries to send> <concurrency>. Environment as for the worker.
+ *   node --import tsx baseline-sender.ts <deliveries> <concurrency>   (environment as for the worker)
  */
-const [limitArg, concurrencyArg] = process.argv.slice(2);
-const limit = Number(limitArg);
-const concurrency = Number(concurrencyArg);
+const [limit, concurrency] = process.argv.slice(2).map(Number) as [number, number];
 const config = loadConfig();
 if (!config.databaseUrl) throw new Error('baseline-sender needs DATABASE_URL');
 const logger = createLogger('warn', 'offerdesk-bench-baseline-sender');
 const masterKeys = loadMasterKeys(config, logger);
 
 const sql = connect(config.databaseUrl, { max: 1, applicationName: 'offerdesk-bench-baseline-sender' });
-const rows = await sentDeliveries(sql, limit);
+const rows = await sql<{ message_id: string; endpoint_id: string; url: string; secret_sealed: Buffer; body: string }[]>`
+  select d.message_id, d.endpoint_id, e.url, e.secret_sealed, m.body
+    from webhook_deliveries d
+    join webhook_messages m on m.id = d.message_id
+    join webhook_endpoints e on e.id = d.endpoint_id
+   where e.removed_at is null and e.url not like '%/fail/%'
+   order by d.created_at, d.id
+   limit ${limit}`;
 await sql.end();
 const secrets = new Map<string, string>();
 const jobs = rows.map((row) => {
-  let secret = secrets.get(row.url);
-  if (!secret) {
-    secret = openSecret(masterKeys, row.endpoint_id, row.secret_sealed);
-    secrets.set(row.url, secret);
-  }
+  const secret = secrets.get(row.url) ?? openSecret(masterKeys, row.endpoint_id, row.secret_sealed);
+  secrets.set(row.url, secret);
   return { url: row.url, secret, messageId: row.message_id, body: row.body };
 });
 
 const sender = createWebhookSender({ config: config.webhooks, logger });
-await readyThenGo();
 let next = 0;
 let ok = 0;
 const started = performance.now();
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next < jobs.length) {
-      const job = jobs[next++]!;
-      const outcome = await sender.send({ ...job, attemptAt: new Date(), customOfferDomains: [] });
+      const outcome = await sender.send({ ...jobs[next++]!, attemptAt: new Date(), customOfferDomains: [] });
       if (outcome.ok) ok++;
     }
   }),
 );
 const seconds = (performance.now() - started) / 1000;
-finish({ sent: jobs.length, ok, seconds, perSecond: jobs.length / seconds });
 await sender.close();
+process.stdout.write(`${JSON.stringify({ sent: jobs.length, ok, seconds, perSecond: jobs.length / seconds })}\n`);
+process.exit(0);

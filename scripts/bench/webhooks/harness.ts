@@ -6,11 +6,10 @@ import { freePort, startNode, type NodeProcess } from '../processes.js';
 
 export const STALL_TIMEOUT_MS = 60_000;
 export const POLL_MS = 200;
-/** SPEC.md's 60 starts a minute per workspace, lifted for the bench's workers and the floor's limited shape. */
+/** SPEC.md's 60 starts a minute per workspace, lifted for the bench's workers. */
 export const LIFTED_STARTS_PER_MINUTE = 1_000_000_000;
 const PROGRESS_LOG_MS = 15_000;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export const wallNow = () => performance.timeOrigin + performance.now();
 
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return 0;
@@ -18,12 +17,11 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+/** The receiver process and its control port; arrivals are [path + ' ' + webhook-id, path, wall-clock ms, count]. */
 export interface Receiver {
   proc: NodeProcess;
-  control: string;
   reset(): Promise<void>;
-  summary(): Promise<{ requests: number; distinct: number; duplicates: number; failedAnswers: number }>;
-  /** [path + ' ' + webhook-id, path, wall-clock ms, count] */
+  summary(): Promise<{ requests: number; distinct: number; duplicates: number }>;
   arrivals(): Promise<[string, string, number, number][]>;
 }
 
@@ -34,37 +32,16 @@ export async function startReceiver(workDir: string, certFile: string, keyFile: 
     logFile: join(workDir, 'receiver.log'),
   });
   const control = `http://127.0.0.1:${controlPort}`;
-  const get = async <T>(path: string, method = 'GET'): Promise<T> => {
-    const res = await fetch(`${control}${path}`, { method });
-    return (await res.json()) as T;
-  };
-  for (let i = 0; ; i++) {
-    try {
-      await get('/summary');
-      break;
-    } catch {
-      if (i > 600) throw new Error('the webhook receiver did not start');
-      await sleep(50);
-    }
+  const get = async <T>(path: string, method = 'GET'): Promise<T> => (await (await fetch(`${control}${path}`, { method })).json()) as T;
+  for (let i = 0; !(await get('/summary').then(() => true, () => false)); i++) {
+    if (i > 600) throw new Error('the webhook receiver did not start');
+    await sleep(50);
   }
-  return {
-    port,
-    receiver: {
-      proc,
-      control,
-      reset: () => get('/reset', 'POST'),
-      summary: () => get('/summary'),
-      arrivals: () => get('/arrivals'),
-    },
-  };
+  return { port, receiver: { proc, reset: () => get('/reset', 'POST'), summary: () => get('/summary'), arrivals: () => get('/arrivals') } };
 }
 
-export interface Workers {
-  pids: number[];
-  stop(): Promise<{ statements: number; transactions: number }>;
-}
-
-export async function startWorkers(count: number, env: Record<string, string>, workDir: string): Promise<Workers> {
+/** `count` worker processes, ready; stop() ends them and sums the statements and transactions they counted. */
+export async function startWorkers(count: number, env: Record<string, string>, workDir: string): Promise<{ stop(): Promise<{ statements: number; transactions: number }> }> {
   const procs = Array.from({ length: count }, (_, i) =>
     startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', {
       env,
@@ -74,38 +51,20 @@ export async function startWorkers(count: number, env: Record<string, string>, w
       nodeArgs: process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_WORKER_CPU_PROF] : [],
     }),
   );
-  const outputs = procs.map((proc) => {
-    const state = { text: '' };
-    proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (state.text += chunk));
-    return state;
-  });
+  const outputs = procs.map(() => ({ text: '' }));
+  procs.forEach((proc, i) => proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (outputs[i]!.text += chunk)));
   const deadline = Date.now() + 60_000;
   while (!outputs.every((o) => o.text.includes('"ready":true'))) {
     if (Date.now() > deadline) throw new Error('webhook workers did not start');
     await sleep(50);
   }
   return {
-    pids: procs.map((proc) => proc.pid),
     async stop() {
       await Promise.all(procs.map((proc) => proc.stop()));
-      let statements = 0;
-      let transactions = 0;
-      for (const o of outputs) {
-        const line = o.text.split('\n').find((l) => l.includes('"statements"'));
-        if (line) {
-          const counts = JSON.parse(line) as { statements: number; transactions: number };
-          statements += counts.statements;
-          transactions += counts.transactions;
-        }
-      }
-      return { statements, transactions };
+      const counts = outputs.map((o) => o.text.split('\n').find((l) => l.includes('"statements"'))).map((line) => (line ? JSON.parse(line) : { statements: 0, transactions: 0 }));
+      return counts.reduce((sum, c) => ({ statements: sum.statements + c.statements, transactions: sum.transactions + c.transactions }), { statements: 0, transactions: 0 });
     },
   };
-}
-
-export async function xactCommits(sql: Sql): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select xact_commit::int8 as n from pg_stat_database where datname = current_database()`;
-  return row!.n;
 }
 
 /**

@@ -14,16 +14,8 @@ import { readFileSync } from 'node:fs';
  * Environment: RECEIVER_CERT, RECEIVER_KEY (PEM files), RECEIVER_PORT, RECEIVER_CONTROL_PORT.
  */
 
-interface Arrival {
-  path: string;
-  at: number;
-  count: number;
-}
-
-let arrivals = new Map<string, Arrival>();
-let requests = 0;
-let failedAnswers = 0;
-let unsigned = 0;
+let arrivals = new Map<string, { path: string; at: number; count: number }>();
+let [requests, failedAnswers, unsigned] = [0, 0, 0];
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
 const wallNow = () => performance.timeOrigin + performance.now();
@@ -49,12 +41,9 @@ const hooks = createHttpsServer(
         if (seen) seen.count++;
         else arrivals.set(key, { path, at, count: 1 });
       }
-      if (path.startsWith('/fail/')) {
-        failedAnswers++;
-        res.writeHead(500, { 'content-type': 'text/plain', 'content-length': '4' }).end('fail');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
+      const fail = path.startsWith('/fail/');
+      if (fail) failedAnswers++;
+      res.writeHead(fail ? 500 : 200, { 'content-type': 'text/plain', 'content-length': fail ? '4' : '2' }).end(fail ? 'fail' : 'ok');
     });
   },
 );
@@ -66,9 +55,7 @@ const control = createHttpServer((req, res) => {
   };
   if (req.method === 'POST' && req.url === '/reset') {
     arrivals = new Map();
-    requests = 0;
-    failedAnswers = 0;
-    unsigned = 0;
+    [requests, failedAnswers, unsigned] = [0, 0, 0];
     return json({ ok: true });
   }
   if (req.url === '/summary') {
@@ -76,9 +63,7 @@ const control = createHttpServer((req, res) => {
     for (const a of arrivals.values()) duplicates += a.count - 1;
     return json({ requests, distinct: arrivals.size, duplicates, failedAnswers, unsigned });
   }
-  if (req.url === '/arrivals') {
-    return json([...arrivals.entries()].map(([id, a]) => [id, a.path, a.at, a.count]));
-  }
+  if (req.url === '/arrivals') return json([...arrivals.entries()].map(([id, a]) => [id, a.path, a.at, a.count]));
   res.writeHead(404).end();
 });
 

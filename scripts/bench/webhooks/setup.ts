@@ -11,26 +11,14 @@ import { MAX_WORKSPACES_PER_ACCOUNT } from '../../../src/webhooks/engine/policy.
  * with a webhook type (bench_webhook_candidates), which the benchmark's events point at: an outbox
  * row is exactly what a product action commits (the row, no more), written here in bulk.
  */
-export interface WebhookWorkspaces {
-  workspaces: { id: string; ownerId: string }[];
-}
+export type WebhookWorkspaces = { workspaces: { id: string; ownerId: string }[] };
 
 const OFFERS_PER_WORKSPACE = 20;
 /** Timeline types that have a webhook type (SPEC.md "Webhook event types"). */
-const WEBHOOK_TYPE_OF: Record<string, string> = {
-  sent: 'offer.sent',
-  viewed: 'offer.first_viewed',
-  accepted: 'offer.accepted',
-  withdrawn: 'offer.withdrawn',
-  expired: 'offer.expired',
-};
+const WEBHOOK_TYPE_OF = { sent: 'offer.sent', viewed: 'offer.first_viewed', accepted: 'offer.accepted', withdrawn: 'offer.withdrawn', expired: 'offer.expired' };
 
 export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (line: string) => void): Promise<WebhookWorkspaces> {
-  await sql`
-    create table if not exists bench_webhook_setup (
-      count int constraint bench_webhook_setup_pkey primary key,
-      record jsonb not null
-    )`;
+  await sql`create table if not exists bench_webhook_setup (count int constraint bench_webhook_setup_pkey primary key, record jsonb not null)`;
   const [kept] = await sql<{ record: WebhookWorkspaces }[]>`select record from bench_webhook_setup where count = ${count}`;
   if (kept) return kept.record;
 
@@ -51,12 +39,7 @@ export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (lin
   }
   await sql`
     create table if not exists bench_webhook_candidates (
-      workspace_id uuid not null,
-      n int not null,
-      offer_id uuid not null,
-      sequence int not null,
-      type text not null,
-      occurred_at timestamptz(3) not null,
+      workspace_id uuid not null, n int not null, offer_id uuid not null, sequence int not null, type text not null, occurred_at timestamptz(3) not null,
       constraint bench_webhook_candidates_pkey primary key (workspace_id, n)
     )`;
   await sql`
@@ -98,10 +81,7 @@ export async function clearEndpoints(sql: Sql): Promise<void> {
  * actions would, and returns the wall-clock time right after the commit (the start of end-to-end
  * latency) with the rows' ids.
  */
-export async function commitEvents(
-  sql: Sql,
-  events: { workspaceId: string; count: number }[],
-): Promise<{ committedAt: number; ids: string[] }> {
+export async function commitEvents(sql: Sql, events: { workspaceId: string; count: number }[]): Promise<{ committedAt: number; ids: string[] }> {
   const rows = await sql<{ id: string }[]>`
     insert into webhook_outbox (workspace_id, type, offer_id, offer_sequence, occurred_at, available_at, created_at)
     select c.workspace_id, c.type, c.offer_id, c.sequence, c.occurred_at, now(), now()

@@ -5,7 +5,7 @@ import { resendDelivery } from '../../../src/webhooks/management/delivery-log.js
 import { MAX_RESENDS } from '../../../src/webhooks/engine/policy.js';
 import { previewResendFailed, resendFailed } from '../../../src/webhooks/management/resend-failed.js';
 import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
-import { seedDeliveryLog } from '../../../scripts/bench/delivery-log/seed.js';
+import { seedDeliveryLog } from '../../../src/seed/delivery-log.js';
 import { FAIL, OK, endpoint, memberOf, runSchedulesToEnd, sentOffer, statusCounts, useEngineFixture, workspace } from './helpers.js';
 import { logDeps } from './log-helpers.js';
 

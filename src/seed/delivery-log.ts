@@ -1,4 +1,4 @@
-import type { Queryable } from '../../../src/db/connect.js';
+import type { Queryable } from '../db/connect.js';
 
 /**
  * A large delivery log for one workspace, written set-based in batches (no row-by-row inserts):
@@ -6,7 +6,8 @@ import type { Queryable } from '../../../src/db/connect.js';
  * `now`, types cycling through the six offer event types, four events per offer. Statuses as a
  * busy log has them: mostly succeeded, 6 % failed (8 attempts made), 2 % cancelled, and the
  * newest `pending` messages still open (due now). Bodies are short stand-ins: the log lists rows
- * and reads a body only on a delivery's page. Used by the benchmark and by the EXPLAIN tests.
+ * and reads a body only on a delivery's page. Used by the delivery-log benchmark and by the
+ * EXPLAIN and console tests.
  */
 export const SEED_TYPES = ['offer.sent', 'offer.first_viewed', 'offer.signed', 'offer.accepted', 'offer.withdrawn', 'offer.expired'] as const;
 

@@ -1,6 +1,6 @@
-import { systemClock } from '../../src/clock.js';
-import type { Sql } from '../../src/db/connect.js';
-import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
+import { systemClock } from '../../../src/clock.js';
+import type { Sql } from '../../../src/db/connect.js';
+import { createOffer, sendOffer } from '../../../src/domain/offer-actions.js';
 
 /**
  * The steady load under every fault: API reads on a few connections at once, and product actions

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../../src/paths.js';
 
 /** The service's own processes under fault: `serve` and `worker`, run from source like `npm start`. */
 
