@@ -90,17 +90,10 @@ const mailSent = new Counter({
   registers,
 });
 
-const workerLastRound = new Gauge({
-  name: 'offerdesk_worker_last_round_timestamp_seconds',
-  help: "Unix time of this process's webhook worker's last claim round that finished without an error.",
-  registers,
-});
-
-const ready = new Gauge({
-  name: 'offerdesk_ready',
-  help: 'The last /readyz verdict of this process: 1 ready, 0 not ready.',
-  registers,
-});
+// These two are registered on first use: a process without a worker (serve --no-worker) or never
+// asked /readyz (a worker) exports no sample, rather than a 0 that reads as "silent" or "not ready".
+let workerLastRound: Gauge | undefined;
+let ready: Gauge | undefined;
 
 // Every closed label value is exported from the start at 0, so rates and ratios have a series to
 // work on before the first failure.
@@ -142,10 +135,20 @@ export function countMailOutcome(outcome: MailOutcome): void {
 }
 
 export function markWorkerRound(atMs: number): void {
+  workerLastRound ??= new Gauge({
+    name: 'offerdesk_worker_last_round_timestamp_seconds',
+    help: "Unix time of this process's webhook worker's last claim round that finished without an error.",
+    registers,
+  });
   workerLastRound.set(atMs / 1000);
 }
 
 export function markReadiness(isReady: boolean): void {
+  ready ??= new Gauge({
+    name: 'offerdesk_ready',
+    help: 'The last /readyz verdict of this process: 1 ready, 0 not ready (absent until /readyz is asked).',
+    registers,
+  });
   ready.set(isReady ? 1 : 0);
 }
 
