@@ -92,7 +92,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
     const connections = trackConnections(server);
     started.push(() => closeServer(server, connections, 0));
     const metrics = await serveMetrics({ config, sql: db.sql, logger, port: options.metricsPort });
-    if (metrics) started.push(() => metrics.close());
+    started.push(() => metrics.close());
 
     if (options.worker) {
       worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock, logger, masterKeys });
@@ -112,7 +112,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
     return {
       baseUrl,
       port,
-      metricsPort: metrics?.port,
+      metricsPort: metrics.port,
       demoApiKey,
       consoleUrl,
       demoSignInUrl,
@@ -125,7 +125,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
             logger.info('stopping the webhook worker (in-flight attempts finish)');
             await worker.stop().catch((error) => logger.error({ err: coerceError(error) }, 'stopping the worker failed'));
           }
-          await metrics?.close();
+          await metrics.close();
           await db.close();
           logger.info('stopped');
         })();

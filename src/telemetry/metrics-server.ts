@@ -25,7 +25,7 @@ const SCRAPE_DEADLINE_MS = 5_000;
  * one host, is logged as a warning naming the fix, and the process runs without it.
  */
 export async function startMetricsListener(
-  settings: MetricsConfig & { host: string },
+  settings: Pick<MetricsConfig, 'port' | 'portChosen'> & { host: string },
   logger: Logger,
 ): Promise<MetricsListener | undefined> {
   if (settings.port === 0) return undefined;

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /**
  * The process's Prometheus instruments (docs/operations.md "Metrics"), one registry per process,
- * served by metrics-server.ts. Every label is a closed set: methods, routes (operationIds and a
+ * served by metrics-server.ts and, with an OTLP endpoint, pushed by metrics-otlp.ts. Every label is a closed set: methods, routes (operationIds and a
  * few fixed names), status codes, outcomes and states; never an endpoint, workspace or offer id.
  * prom-client rather than the OpenTelemetry SDK: exact family names (the OpenTelemetry exporter
  * rewrites names and adds scope labels) and the runtime's process metrics built in.

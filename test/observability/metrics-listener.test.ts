@@ -37,8 +37,8 @@ afterAll(async () => {
 
 describe('the metrics listener', () => {
   it('defaults to port 9464 on HOST; 0 turns it off; anything else but a port is refused', async () => {
-    expect(loadConfig({}).metrics).toEqual({ port: 9464, portChosen: false });
-    expect(loadConfig({ OFFERDESK_METRICS_PORT: '9500' }).metrics).toEqual({ port: 9500, portChosen: true });
+    expect(loadConfig({}).metrics).toEqual({ port: 9464, portChosen: false, otlp: undefined });
+    expect(loadConfig({ OFFERDESK_METRICS_PORT: '9500' }).metrics).toMatchObject({ port: 9500, portChosen: true });
     expect(() => loadConfig({ OFFERDESK_METRICS_PORT: 'nine' })).toThrow(/OFFERDESK_METRICS_PORT must be a whole number/);
     expect(() => loadConfig({ OFFERDESK_METRICS_PORT: '70000' })).toThrow(/OFFERDESK_METRICS_PORT must be between 0 and 65535/);
     const { logger } = capturedLogger();

@@ -3,6 +3,7 @@ import { ATTEMPT_OUTCOMES, MAIL_OUTCOMES, RATE_LIMITS } from '../../src/telemetr
 import { until } from '../support/until.js';
 import { labelValues, valueOf, type Exposition } from './prometheus-text.js';
 import { startStack, type Stack } from './stack.js';
+import { attribute, metricOf, pointValue, startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
 
 /**
  * GET /metrics of a real `serve` and a separate real `worker` (docs/operations.md "Metrics"):
@@ -12,13 +13,17 @@ import { startStack, type Stack } from './stack.js';
 
 const KEY_LIMIT = 3;
 let stack: Stack;
+let otlp: OtlpReceiver;
 
 beforeAll(async () => {
-  stack = await startStack({ rateLimitPerKey: KEY_LIMIT });
+  // Both processes also export the same metrics over OTLP, every half second, to a real endpoint.
+  otlp = await startOtlpReceiver();
+  stack = await startStack({ rateLimitPerKey: KEY_LIMIT, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_METRIC_EXPORT_INTERVAL: '500' } });
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
+  await otlp?.close();
 });
 
 const FAMILIES: Record<string, string> = {
@@ -172,5 +177,21 @@ describe('GET /metrics of serve and worker', () => {
     const server = await stack.scrape(stack.serverMetricsPort);
     expect(labelValues(server, 'http_server_request_duration_seconds_count', 'http_route')).toContain('/console');
     expect(labelValues(server, 'http_server_request_duration_seconds_count', 'http_request_method')).toContain('_OTHER');
+  });
+
+  it("exports the worker's numbers over OTLP as well", async () => {
+    const worker = await stack.scrape(stack.workerMetricsPort);
+    const expected = { success: valueOf(worker, 'offerdesk_webhook_attempts_total', { outcome: 'success' }), http_error: valueOf(worker, 'offerdesk_webhook_attempts_total', { outcome: 'http_error' }) };
+    expect(expected.success).toBeGreaterThanOrEqual(3);
+    // The worker's exports are the ones with its liveness gauge; the latest must carry the same counts.
+    await until(() => {
+      const latest = otlp.exports.filter((e) => metricOf(e, 'offerdesk_worker_last_round_timestamp_seconds')).at(-1);
+      const points = latest && metricOf(latest, 'offerdesk_webhook_attempts')?.sum?.dataPoints;
+      if (!points) return false;
+      const got = Object.fromEntries(points.map((p) => [attribute(p, 'outcome'), pointValue(p)]));
+      return got.success === expected.success && got.http_error === expected.http_error;
+    }, 10_000, 'an OTLP export with the counts /metrics shows', 100);
+    // The API process exports too (its HTTP histogram).
+    expect(otlp.exports.some((e) => metricOf(e, 'http_server_request_duration_seconds'))).toBe(true);
   });
 });

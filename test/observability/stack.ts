@@ -45,7 +45,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startStack(options: { rateLimitPerKey: number }): Promise<Stack> {
+export async function startStack(options: { rateLimitPerKey: number; env?: Record<string, string> }): Promise<Stack> {
   const db = await freshDatabase();
   const receiver = await startHttpsReceiver();
   const masterKey = randomBytes(32).toString('base64');
@@ -77,6 +77,7 @@ export async function startStack(options: { rateLimitPerKey: number }): Promise<
       RATE_LIMIT_PER_KEY: String(options.rateLimitPerKey),
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
+      ...options.env,
     };
     const serverMetricsPort = await freePort();
     const workerMetricsPort = await freePort();

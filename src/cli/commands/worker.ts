@@ -29,7 +29,7 @@ export function register(program: Command): void {
         try {
           worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock: systemClock, logger });
         } catch (error) {
-          await metrics?.close();
+          await metrics.close();
           throw error;
         }
       } catch (error) {
@@ -45,7 +45,7 @@ export function register(program: Command): void {
         process.once('SIGINT', () => stop('SIGINT'));
       });
       await worker.stop();
-      await metrics?.close();
+      await metrics.close();
       await db.close();
     });
 }
