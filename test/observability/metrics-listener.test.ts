@@ -85,15 +85,15 @@ describe('offerdesk worker --metrics-port', () => {
   it('refuses a value that is not a port, in one line', async () => {
     const child = spawnTs('src/cli/main.ts', ['worker', '--metrics-port', '99999'], env());
     const output = outputOf(child);
-    expect(await exitOf(child, 30_000)).toEqual({ code: 2, signal: null });
+    expect(await exitOf(child, 50_000)).toEqual({ code: 2, signal: null });
     expect(output.text()).toMatch(/--metrics-port.*must be a port number from 0 to 65535/);
-  });
+  }, 60_000);
 
   it('exits 2 with one line when the port it was given is taken', async () => {
     const child = spawnTs('src/cli/main.ts', ['worker', '--metrics-port', String(occupiedPort)], env());
     const output = outputOf(child);
-    expect(await exitOf(child, 30_000)).toEqual({ code: 2, signal: null });
+    expect(await exitOf(child, 50_000)).toEqual({ code: 2, signal: null });
     const stderr = output.text().split('\n').filter((line) => line.startsWith('[stderr] '));
     expect(stderr).toEqual([`[stderr] offerdesk: cannot serve metrics on 127.0.0.1:${occupiedPort}: EADDRINUSE (set --metrics-port or OFFERDESK_METRICS_PORT; 0 turns it off)`]);
-  });
+  }, 60_000);
 });

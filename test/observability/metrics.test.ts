@@ -57,7 +57,7 @@ async function api(path: string, key?: string): Promise<number> {
   return response.status;
 }
 
-describe('GET /metrics of serve and worker', () => {
+describe('GET /metrics of serve and worker', { timeout: 60_000 }, () => {
   it('is served on its own port, never on the API port', async () => {
     expect(await api('/metrics')).toBe(404);
     const elsewhere = await fetch(`http://127.0.0.1:${stack.serverMetricsPort}/api/v1/workspace`);
