@@ -8,7 +8,8 @@
  * mounts api, console, docs and health; server.ts, http-server.ts). http/ is the plumbing api and
  * console share (answers, the query string, the client address, openapi-backend's setup, sealed
  * cursors, the served document), under both. seed may import domain and db. An import may only
- * point down (or to a shared leaf: clock, log, paths, config, redis, exhaustive, port-probe),
+ * point down (or to a shared leaf: clock, log, paths, config, redis, exhaustive, port-probe,
+ * telemetry),
  * never up, never sideways between neighbours, never in a circle.
  *
  * Around src/: scripts/ (the benchmark, the fault suite, build helpers) and test/ may import src/;
@@ -29,7 +30,7 @@ const DOMAIN = '^src/domain/';
 const DB = '^src/db/';
 const SEED = '^src/seed/';
 const CONTRACT = '^src/contract[.]ts$|^generated/';
-const LEAVES = '^src/(clock|log|paths|config|redis|exhaustive|port-probe)[.]ts$|^src/config/';
+const LEAVES = '^src/(clock|log|paths|config|redis|exhaustive|port-probe)[.]ts$|^src/config/|^src/telemetry/';
 const any = (...patterns) => patterns.join('|');
 
 const forbidUp = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });

@@ -36,6 +36,9 @@ export default defineConfig({
     // a core idle: 692 s there, 499 s with three workers. Capped, so a large machine does not run
     // more test databases and pools at once than one PostgreSQL's 100 connections hold.
     maxWorkers: Math.min(availableParallelism() + 1, 4),
+    // The processes tests start (serve, worker) serve no metrics unless a test gives them a port:
+    // files run in parallel, and the default port 9464 is one per host.
+    env: { OFFERDESK_METRICS_PORT: '0' },
     testTimeout: 20_000,
     hookTimeout: 60_000,
     projects: [

@@ -8,6 +8,7 @@ import {
   type ReadinessConfig,
   type RedisTimeouts,
 } from './config/http.js';
+import { loadMetricsConfig, type MetricsConfig } from './config/metrics.js';
 import { loadTestFault } from './config/test-fault.js';
 import { boolean, ConfigError, integer, oneOf, type Env } from './config/values.js';
 import { loadWebhookConfig, type WebhookConfig } from './config/webhooks.js';
@@ -15,6 +16,7 @@ import { projectRoot } from './paths.js';
 
 export { ConfigError } from './config/values.js';
 export type { HttpLimits, ReadinessConfig, RedisTimeouts } from './config/http.js';
+export { DEFAULT_METRICS_PORT, type MetricsConfig } from './config/metrics.js';
 export { DEFAULT_BLOCKED_DOMAIN_SUFFIXES, DEFAULT_WEBHOOK_WORKER_CONCURRENCY, type WebhookConfig } from './config/webhooks.js';
 export { loadTestFault, TEST_FAULTS, testFault, withPlantedFault, type TestFault } from './config/test-fault.js';
 
@@ -81,6 +83,8 @@ export interface Config {
    */
   demoSeed: boolean;
   webhooks: WebhookConfig;
+  /** The Prometheus listener (GET /metrics) of `serve` and `worker`. */
+  metrics: MetricsConfig;
 }
 
 /** pino's levels; anything else stops the start with this list (LOG_LEVEL). */
@@ -131,5 +135,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevelExplicit: Boolean(env.LOG_LEVEL),
     demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', databaseUrl === undefined),
     webhooks,
+    metrics: loadMetricsConfig(env),
   };
 }

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createApp } from './service/app.js';
+import { serveMetrics } from './service/metrics.js';
 import { API_BASE_PATH } from './http/openapi-document.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -29,6 +30,8 @@ export interface ServiceOptions {
   config: Config;
   /** Overrides config.port (`serve --port`). 0 picks a free port. */
   port?: number;
+  /** Overrides config.metrics.port (`serve --metrics-port`); 0 turns GET /metrics off. */
+  metricsPort?: number;
   /** Run the webhook worker in this process (`serve --no-worker` turns it off). */
   worker: boolean;
   clock?: Clock;
@@ -41,6 +44,8 @@ export interface RunningService {
   /** `http://HOST:PORT/api/v1` */
   baseUrl: string;
   port: number;
+  /** Where GET /metrics is served; undefined when it is off (or the default port was taken). */
+  metricsPort: number | undefined;
   /** The demo key when one is known for this database (first start, or from the key file). */
   demoApiKey: string | undefined;
   /** `<publicUrl>/console/` */
@@ -86,6 +91,8 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
     const server = await listen(createHttpServer(api.app, config.http, api.classes), listenPort, config.host);
     const connections = trackConnections(server);
     started.push(() => closeServer(server, connections, 0));
+    const metrics = await serveMetrics({ config, sql: db.sql, logger, port: options.metricsPort });
+    started.push(() => metrics.close());
 
     if (options.worker) {
       worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock, logger, masterKeys });
@@ -105,6 +112,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
     return {
       baseUrl,
       port,
+      metricsPort: metrics.port,
       demoApiKey,
       consoleUrl,
       demoSignInUrl,
@@ -117,6 +125,7 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
             logger.info('stopping the webhook worker (in-flight attempts finish)');
             await worker.stop().catch((error) => logger.error({ err: coerceError(error) }, 'stopping the worker failed'));
           }
+          await metrics.close();
           await db.close();
           logger.info('stopped');
         })();

@@ -59,6 +59,8 @@ export function createOpenApiRouter(definition: object, security: Record<string,
    */
   const ownQueryOnly: Handler = (c: Context, _req: Request, res: Response) => {
     if (!c.operation) return;
+    // The route of the request's metrics (service/request-log.ts): a closed set, never the path.
+    res.locals.route = c.operation.operationId;
     const own = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
     c.request.query = own as Record<string, string>;
   };

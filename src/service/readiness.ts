@@ -4,6 +4,7 @@ import type { Sql } from '../db/connect.js';
 import { coerceError, type Logger } from '../log.js';
 import type { RateLimits } from '../api/admission/rate-limits.js';
 import { sendJson } from '../http/respond.js';
+import { markReadiness } from '../telemetry/metrics.js';
 import type { WorkerProgress } from '../webhooks/engine/worker.js';
 
 /**
@@ -66,12 +67,14 @@ export function readinessHandler(sources: ReadinessSources) {
       ]);
       const worker = workerCheck(sources);
       const ready = postgres === 'ok' && worker.status !== 'stale';
+      markReadiness(ready);
       sendJson(res, ready ? 200 : 503, {
         status: ready ? (redis === 'ok' || redis === 'not_configured' ? 'ready' : 'degraded') : 'not_ready',
         checks: { postgres: { status: postgres }, redis: { status: redis }, worker },
       });
     } catch (error) {
       sources.logger.error({ err: coerceError(error) }, 'readiness check failed');
+      markReadiness(false);
       sendJson(res, 503, { status: 'not_ready' });
     }
   };

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log.js';
 import { reply } from '../api/errors.js';
+import { observeHttpRequest } from '../telemetry/metrics.js';
+import { httpRoute } from './http-route.js';
 
 /**
  * The request log and the response deadline, written to cost little per request: one `finish`
@@ -102,13 +104,15 @@ export function requestLog(logger: Logger, trustsProxy: boolean) {
     const locals = this.locals as Tracked;
     if (locals.deadline) locals.deadlines!.remove(locals.deadline);
     const req = this.req;
+    const durationMs = Number(process.hrtime.bigint() - locals.started) / 1e6;
+    observeHttpRequest(req.method, httpRoute(req, this), this.statusCode, durationMs / 1000);
     logger.info(
       {
         requestId: locals.requestId,
         method: req.method,
         path: req.path,
         status: this.statusCode,
-        durationMs: Number(process.hrtime.bigint() - locals.started) / 1e6,
+        durationMs,
         ip: locals.clientIp,
       },
       'request',

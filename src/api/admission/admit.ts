@@ -5,6 +5,7 @@ import { ipLimitKey } from '../../http/client-ip.js';
 import { presentedKey } from './authorization.js';
 import { MAX_QUERY_LENGTH, rawQuery } from '../../http/query.js';
 import type { RateLimits, WindowState } from './rate-limits.js';
+import { countRateLimited } from '../../telemetry/metrics.js';
 
 /**
  * Steps 1 to 4 of SPEC.md "Order of checks for a GET to one of the four endpoints", run as
@@ -32,7 +33,10 @@ export class Refusal {
 export async function admit(req: Request, res: Response, limits: RateLimits): Promise<Admission> {
   // The address the request log read for this request (src/service/request-log.ts): req.ip.
   const ip = await limits.consumeIp(ipLimitKey((res.locals.clientIp as string | undefined) ?? req.ip));
-  if (!ip.allowed) return refused((r) => reply.rateLimited(r, ip.resetSeconds));
+  if (!ip.allowed) {
+    countRateLimited('ip');
+    return refused((r) => reply.rateLimited(r, ip.resetSeconds));
+  }
 
   if (rawQuery(req.originalUrl).length > MAX_QUERY_LENGTH) return refused((r) => reply.queryTooLong(r));
 
@@ -44,7 +48,10 @@ export async function admit(req: Request, res: Response, limits: RateLimits): Pr
   const keyHash = Buffer.from(keyHashText, 'base64url');
   const window = await limits.consumeKey(keyHashText);
   setRateHeaders(res, window);
-  if (!window.allowed) return refused((r) => reply.rateLimited(r, window.resetSeconds));
+  if (!window.allowed) {
+    countRateLimited('key');
+    return refused((r) => reply.rateLimited(r, window.resetSeconds));
+  }
   return { keyHash };
 }
 

@@ -18,19 +18,27 @@ export function register(program: Command): void {
     .command('serve')
     .description('run the API (default port 8080, base path /api/v1) and the webhook worker')
     .option('--port <n>', 'port to listen on, 0 picks a free one (overrides PORT)', parsePort)
+    .option('--metrics-port <n>', 'port of GET /metrics on HOST, 0 turns it off (overrides OFFERDESK_METRICS_PORT, default 9464)', parsePort)
     .option('--no-worker', 'do not run the webhook worker in this process')
     .option('--json', 'print the start information as one JSON object')
-    .action(async (options: { port?: number; worker: boolean; json?: boolean }) => {
+    .action(async (options: ServeOptions) => {
       await serve(options);
     });
 }
 
-function parsePort(raw: string): number {
+interface ServeOptions {
+  port?: number;
+  metricsPort?: number;
+  worker: boolean;
+  json?: boolean;
+}
+
+export function parsePort(raw: string): number {
   if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535');
   return Number(raw);
 }
 
-async function serve(options: { port?: number; worker: boolean; json?: boolean }): Promise<void> {
+async function serve(options: ServeOptions): Promise<void> {
   boundHeapGrowth();
   const config = loadConfig();
   const logger = createServiceLogger(config);
@@ -66,6 +74,7 @@ async function serve(options: { port?: number; worker: boolean; json?: boolean }
   startup = runService({
     config,
     port: options.port,
+    metricsPort: options.metricsPort,
     worker: options.worker,
     logger,
     print: options.json ? () => {} : undefined,

@@ -3,6 +3,8 @@ import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/open.js';
 import { createServiceLogger } from '../../log.js';
+import { serveMetrics } from '../../service/metrics.js';
+import { parsePort } from './serve.js';
 import { startWorker, type RunningWorker } from '../../webhooks/engine/worker.js';
 
 /**
@@ -14,14 +16,22 @@ export function register(program: Command): void {
   program
     .command('worker')
     .description('run the background jobs and webhook delivery until SIGTERM')
-    .action(async () => {
+    .option('--metrics-port <n>', 'port of GET /metrics on HOST, 0 turns it off (overrides OFFERDESK_METRICS_PORT, default 9464)', parsePort)
+    .action(async (options: { metricsPort?: number }) => {
       const config = loadConfig();
       const logger = createServiceLogger(config, 'offerdesk-worker');
       const db = await openDatabase(config, { applicationName: 'offerdesk-worker', log: (line) => logger.info(line) });
       let worker: RunningWorker;
+      let metrics: Awaited<ReturnType<typeof serveMetrics>>;
       try {
-        // Refuses (one line, exit 2) when the master keys cannot open the stored secrets.
-        worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock: systemClock, logger });
+        // Refuses (one line, exit 2) when the metrics port is taken or the master keys cannot open the stored secrets.
+        metrics = await serveMetrics({ config, sql: db.sql, logger, port: options.metricsPort });
+        try {
+          worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock: systemClock, logger });
+        } catch (error) {
+          await metrics.close();
+          throw error;
+        }
       } catch (error) {
         await db.close();
         throw error;
@@ -35,6 +45,7 @@ export function register(program: Command): void {
         process.once('SIGINT', () => stop('SIGINT'));
       });
       await worker.stop();
+      await metrics.close();
       await db.close();
     });
 }

@@ -1,5 +1,6 @@
 import { ENGINE_SOURCE, writeAudit } from '../../domain/audit.js';
 import { coerceError } from '../../log.js';
+import { recordAttemptResult, recordAttemptStart, recordDelivered } from './attempt-metrics.js';
 import { completeOne, type CompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { decideAfterAttempt, type DeliveryOutcome } from './outcome.js';
@@ -73,8 +74,10 @@ export async function attemptDelivery(
     if (!(thrown instanceof SecretUnavailableError)) throw thrown;
     return holdDelivery(deps, claimed, thrown);
   }
+  recordAttemptStart(claimed, attemptAt);
   const result = await send(deps, claimed, secret, attemptAt, customOfferDomains);
   sent?.();
+  recordAttemptResult(result);
   const finishedAt = deps.clock.now();
   const attempt = claimed.attempt_count + 1;
   const countsForStreak = !claimed.is_test && claimed.resend_count === 0;
@@ -104,9 +107,9 @@ export async function attemptDelivery(
     };
     const held = completions ? await completions.complete(done) : await completeOne(deps.sql, done);
     if (!held) return cancelled;
-    return decision.kind === 'delivered'
-      ? { kind: 'delivered', deliveryId: claimed.id, attempt }
-      : { kind: 'retry-scheduled', deliveryId: claimed.id, attempt, nextAttemptAt: decision.nextAttemptAt };
+    if (decision.kind !== 'delivered') return { kind: 'retry-scheduled', deliveryId: claimed.id, attempt, nextAttemptAt: decision.nextAttemptAt };
+    recordDelivered(claimed, finishedAt);
+    return { kind: 'delivered', deliveryId: claimed.id, attempt };
   }
 
   // A final failure counts toward the pause after 5 in a row: its own transaction, endpoint first.

@@ -155,7 +155,7 @@ async function prepareMessages(tx: Tx, deps: EngineDeps, rows: OutboxRow[], now:
       deps.logger.error({ outboxId: row.id, bytes: body.bytes }, 'webhook body over 64 KiB; not sent');
       continue;
     }
-    messages.push({ id: row.id, workspaceId: row.workspace_id, type: row.type, body: body.text, offerId: row.offer_id });
+    messages.push({ id: row.id, workspaceId: row.workspace_id, type: row.type, body: body.text, offerId: row.offer_id, recordedAt: row.recorded_at });
   }
   return messages;
 }

@@ -5,6 +5,7 @@ import type { EngineDeps } from './deps.js';
 import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
 import { claimJobRun } from '../sql/claimJobRun.js';
 import { deleteExpiredLog } from '../sql/deleteExpiredLog.js';
+import { metricsSnapshotJob } from './metrics-snapshot-job.js';
 
 type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger'>;
 
@@ -47,7 +48,12 @@ export const consoleSessionRetentionJob: PeriodicJob = {
   run: ({ sql, clock }) => deleteExpiredSessions(sql, clock),
 };
 
-export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob];
+export const PERIODIC_JOBS: readonly PeriodicJob[] = [
+  expireOffersJob,
+  deliveryLogRetentionJob,
+  consoleSessionRetentionJob,
+  metricsSnapshotJob,
+];
 
 /**
  * Runs each job whose period has come, at most once per period across all workers (worker_jobs).

@@ -9,6 +9,7 @@ import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { releaseClaim } from '../sql/releaseClaim.js';
 import { checkMasterKeys } from '../transport/key-check.js';
 import { holdWorkerLiveness } from './liveness.js';
+import { markWorkerRound } from '../../telemetry/metrics.js';
 import { loadMasterKeys, type MasterKeys } from '../transport/secrets.js';
 import { createWebhookSender, RESPONSE_TIMEOUT_MS, type WebhookSender } from '../transport/sender.js';
 
@@ -233,6 +234,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       try {
         moreToFanOut = await step();
         lastRoundAt = Date.now();
+        markWorkerRound(lastRoundAt);
       } catch (thrown) {
         logger.error({ err: coerceError(thrown) }, 'webhook worker step failed');
       }

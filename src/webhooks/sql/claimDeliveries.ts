@@ -12,6 +12,10 @@ export interface ClaimedDelivery {
   resend_count: number;
   is_test: boolean;
   lease_token: string;
+  /** When this attempt was due (the delivery's next_attempt_at): the start of its delivery lag. */
+  due_at: Date;
+  /** When the event's transaction recorded it (webhook_messages.event_recorded_at); null for ping. */
+  event_recorded_at: Date | null;
   type: string;
   body: string;
   url: string;
@@ -198,7 +202,7 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
         from locked
        where d.id = locked.id
       returning d.id, d.message_id, d.endpoint_id, d.workspace_id, d.attempt_count, d.max_attempts,
-                d.resend_count, d.is_test, d.lease_token
+                d.resend_count, d.is_test, d.lease_token, d.next_attempt_at
     ),
     served as (
       select c.workspace_id, count(*)::int as started,
@@ -219,7 +223,7 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
        where s.workspace_id = served.workspace_id
     )
     select c.id, c.message_id, c.endpoint_id, c.workspace_id, c.attempt_count, c.max_attempts, c.resend_count,
-           c.is_test, c.lease_token, m.type, m.body, e.url, e.secret_sealed
+           c.is_test, c.lease_token, c.next_attempt_at as due_at, m.event_recorded_at, m.type, m.body, e.url, e.secret_sealed
       from claimed c
       join webhook_messages m on m.id = c.message_id
       join webhook_endpoints e on e.id = c.endpoint_id`;

@@ -7,18 +7,21 @@ export interface NewMessage {
   body: string;
   /** The offer the event is about; none for ping. The console's log searches by it. */
   offerId?: string | null;
+  /** When the product's transaction recorded the event (outbox created_at); none for ping. */
+  recordedAt?: Date | null;
 }
 
 /** Stores prepared bodies, set-based; an id already stored (a fan-out repeated) is kept as it was. */
 export async function insertMessages(sql: Queryable, messages: NewMessage[], now: Date): Promise<void> {
   if (messages.length === 0) return;
   await sql`
-    insert into webhook_messages (id, workspace_id, type, body, offer_id, created_at)
-    select m.id, m.workspace_id, m.type, m.body, m.offer_id, ${now}
+    insert into webhook_messages (id, workspace_id, type, body, offer_id, created_at, event_recorded_at)
+    select m.id, m.workspace_id, m.type, m.body, m.offer_id, ${now}, m.recorded_at
       from unnest(${messages.map((m) => m.id)}::uuid[],
                   ${messages.map((m) => m.workspaceId)}::uuid[],
                   ${messages.map((m) => m.type)}::text[],
                   ${messages.map((m) => m.body)}::text[],
-                  ${messages.map((m) => m.offerId ?? null)}::uuid[]) as m(id, workspace_id, type, body, offer_id)
+                  ${messages.map((m) => m.offerId ?? null)}::uuid[],
+                  ${messages.map((m) => m.recordedAt?.toISOString() ?? null)}::timestamptz[]) as m(id, workspace_id, type, body, offer_id, recorded_at)
     on conflict (id) do nothing`;
 }

@@ -8,6 +8,8 @@ export interface OutboxRow {
   type: OfferWebhookType;
   offer_id: string;
   offer_sequence: number;
+  /** When the product's transaction recorded the event (the start of the end-to-end time). */
+  recorded_at: Date;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function takeDueOutbox(tx: Tx, now: Date, limit: number, perWorkspa
        order by oldest, workspace_id
        limit ${limit}
     )
-    select o.id, o.workspace_id, o.type, o.offer_id, o.offer_sequence
+    select o.id, o.workspace_id, o.type, o.offer_id, o.offer_sequence, o.created_at as recorded_at
       from due_workspaces w
       cross join lateral (
         select o.id, o.workspace_id, o.type, o.offer_id, o.offer_sequence,
