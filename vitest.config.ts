@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Tests that start real processes (the `offerdesk` command, `serve`, `worker`, the embedded
- * PostgreSQL, Redis paused by a signal) or wait on the wall clock. They are most of the suite's
+ * PostgreSQL, Redis paused by a signal, Prometheus) or wait on the wall clock. They are most of the suite's
  * time, so they have a project of their own: `npm run test:quick` leaves them out.
  */
 const PROCESS_TESTS = [
@@ -14,6 +14,9 @@ const PROCESS_TESTS = [
   'test/webhooks/engine/cli*.test.ts',
   'test/webhooks/engine/offer-domain.test.ts',
   'test/webhooks/transport/extra-ca.test.ts',
+  'test/observability/metrics.test.ts',
+  'test/observability/metrics-listener.test.ts',
+  'test/observability/dashboard.test.ts',
 ];
 const BROWSER_TESTS = ['test/browser/**/*.test.ts'];
 const API_TESTS = ['test/api/**/*.test.ts'];

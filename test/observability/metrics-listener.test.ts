@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { startMetricsListener } from '../../src/telemetry/metrics-server.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
-import { exitOf, outputOf, spawnTs } from '../runtime/helpers.js';
+import { exitOf, outputOf, spawnOfferdesk } from '../runtime/helpers.js';
 import { freePort } from './stack.js';
 
 /** Where GET /metrics listens (OFFERDESK_METRICS_PORT, --metrics-port), and what a taken port does. */
@@ -83,14 +83,14 @@ describe('offerdesk worker --metrics-port', () => {
   const env = () => ({ ...process.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn', HOST: '127.0.0.1' });
 
   it('refuses a value that is not a port, in one line', async () => {
-    const child = spawnTs('src/cli/main.ts', ['worker', '--metrics-port', '99999'], env());
+    const child = spawnOfferdesk(['worker', '--metrics-port', '99999'], env());
     const output = outputOf(child);
     expect(await exitOf(child, 50_000)).toEqual({ code: 2, signal: null });
     expect(output.text()).toMatch(/--metrics-port.*must be a port number from 0 to 65535/);
   }, 60_000);
 
   it('exits 2 with one line when the port it was given is taken', async () => {
-    const child = spawnTs('src/cli/main.ts', ['worker', '--metrics-port', String(occupiedPort)], env());
+    const child = spawnOfferdesk(['worker', '--metrics-port', String(occupiedPort)], env());
     const output = outputOf(child);
     expect(await exitOf(child, 50_000)).toEqual({ code: 2, signal: null });
     const stderr = output.text().split('\n').filter((line) => line.startsWith('[stderr] '));

@@ -7,7 +7,7 @@ import { addEndpoint, type ManagementDeps } from '../../src/webhooks/management/
 import { sentOffer, workspaceWithKey, type WorkspaceFixture } from '../support/builders.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
-import { outputOf, spawnTs } from '../runtime/helpers.js';
+import { outputOf, spawnOfferdesk } from '../runtime/helpers.js';
 import { parseExposition, type Exposition } from './prometheus-text.js';
 
 /**
@@ -81,11 +81,11 @@ export async function startStack(options: { rateLimitPerKey: number; env?: Recor
     };
     const serverMetricsPort = await freePort();
     const workerMetricsPort = await freePort();
-    const server = spawnTs('src/cli/main.ts', ['serve', '--port', '0', '--no-worker', '--json', '--metrics-port', String(serverMetricsPort)], env);
+    const server = spawnOfferdesk(['serve', '--port', '0', '--no-worker', '--json', '--metrics-port', String(serverMetricsPort)], env);
     children.push(server);
     const [, baseUrl] = await outputOf(server).waitFor(/^\{"base_url":"([^"]+)"/, 60_000);
     const apiOrigin = new URL(baseUrl!).origin;
-    const worker = spawnTs('src/cli/main.ts', ['worker', '--metrics-port', String(workerMetricsPort)], env);
+    const worker = spawnOfferdesk(['worker', '--metrics-port', String(workerMetricsPort)], env);
     children.push(worker);
     const workerOutput = outputOf(worker);
 
