@@ -2,11 +2,12 @@ import { expireDueOffers } from '../../domain/expiry.js';
 import { deleteExpiredSessions } from '../../domain/sessions.js';
 import { coerceError } from '../../log.js';
 import type { EngineDeps } from './deps.js';
-import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
+import { checkEndpointHealth } from './notices.js';
+import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, HEALTH_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
 import { claimJobRun } from '../sql/claimJobRun.js';
 import { deleteExpiredLog } from '../sql/deleteExpiredLog.js';
 
-type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger'>;
+type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger' | 'publicUrl'>;
 
 export interface PeriodicJob {
   name: string;
@@ -47,7 +48,17 @@ export const consoleSessionRetentionJob: PeriodicJob = {
   run: ({ sql, clock }) => deleteExpiredSessions(sql, clock),
 };
 
-export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob];
+/**
+ * Endpoint health (health.ts): an endpoint starting to fail (no success for an hour while several
+ * attempts failed) or recovering after a notice is told to its owners and admins.
+ */
+export const endpointHealthJob: PeriodicJob = {
+  name: 'endpoint-health',
+  intervalMs: HEALTH_JOB_INTERVAL_MS,
+  run: ({ sql, clock, publicUrl }) => checkEndpointHealth({ sql, now: clock.now(), publicUrl }),
+};
+
+export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob, endpointHealthJob];
 
 /**
  * Runs each job whose period has come, at most once per period across all workers (worker_jobs).
