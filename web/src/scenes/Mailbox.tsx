@@ -1,5 +1,6 @@
 import { Fragment } from 'react';
 import { Link, useParams } from 'wouter';
+import { ApiError } from '../api/client';
 import { useMailbox, useMailboxMail } from '../api/queries';
 import { EmptyState, ListState } from '../common/ListState';
 import { NotFoundState } from '../common/NotFoundState';
@@ -14,6 +15,14 @@ import { to } from '../routes';
  */
 export function Mailbox() {
   const list = useMailbox();
+  if (list.error instanceof ApiError && list.error.status === 404) {
+    return (
+      <main id="main" className="mailbox">
+        <h1 tabIndex={-1}>No mailbox on this server</h1>
+        <p>This server sends its mail (or has mail switched off); the mailbox exists only on the embedded default.</p>
+      </main>
+    );
+  }
   return (
     <main id="main" className="mailbox">
       <h1 tabIndex={-1}>Mailbox (this machine only)</h1>
