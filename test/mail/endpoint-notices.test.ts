@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../src/clock.js';
+import { sendDueMails } from '../../src/mail/dispatch.js';
 import type { MailKind } from '../../src/mail/outbox.js';
+import { createSmtpTransport } from '../../src/mail/transport.js';
 import { resumeEndpoint } from '../../src/webhooks/management/endpoints.js';
 import {
   FAIL,
@@ -14,6 +16,8 @@ import {
   workspace,
   type EngineFixture,
 } from '../webhooks/engine/helpers.js';
+import { capturedLogger } from './helpers.js';
+import { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.js';
 
 /**
  * Endpoint health notices on the controlled clock, driven through the engine's own steps (the
@@ -22,6 +26,13 @@ import {
  */
 
 const f = useEngineFixture({ concurrency: 64, startsPerMinutePerWorkspace: 10_000 });
+let smtp: SmtpReceiver;
+beforeAll(async () => {
+  smtp = await startSmtpReceiver();
+});
+afterAll(async () => {
+  await smtp?.close();
+});
 
 interface Notice {
   kind: MailKind;
@@ -136,6 +147,43 @@ describe('endpoint health notices', () => {
     await sentOffer(f, ws.workspaceId, 'Failing again');
     await runFor(f, 2 * HOUR, MINUTE);
     expect(await kinds()).toEqual(told.map(() => 'endpoint_failing'));
+  });
+
+  it('every notice arrives over SMTP to each owner and admin who wants it, in plain text and HTML', async () => {
+    const { ws, ep, told } = await failingEndpoint();
+    for (let i = 0; i < 5; i++) await sentOffer(f, ws.workspaceId, `Offer ${i}`);
+    await runFor(f, 40 * HOUR, HOUR);
+    await resumeEndpoint(f.manage, { endpointId: ep.id, actorId: ws.ownerId });
+    f.sender.reply(() => OK);
+    await sentOffer(f, ws.workspaceId, 'Delivered');
+    await runFor(f, 5 * MINUTE, MINUTE);
+
+    smtp.received.length = 0;
+    const deps = {
+      sql: f.sql,
+      clock: f.clock,
+      logger: capturedLogger().logger,
+      transport: createSmtpTransport({ smtpUrl: smtp.url, from: 'Offerdesk <mail@desk.example.com>' }),
+      messageIdDomain: 'desk.example.com',
+    };
+    while ((await sendDueMails(deps)).length > 0);
+
+    const subjects = {
+      endpoint_failing: 'Webhook endpoint failing: https://hooks.test/webhooks',
+      endpoint_failures_3: 'Webhook endpoint close to pause: https://hooks.test/webhooks',
+      endpoint_paused: 'Webhook endpoint paused: https://hooks.test/webhooks',
+      endpoint_recovered: 'Webhook endpoint recovered: https://hooks.test/webhooks',
+    };
+    for (const subject of Object.values(subjects)) {
+      const mails = smtp.received.filter((m) => m.parsed.subject === subject);
+      expect(mails.flatMap((m) => m.envelopeTo).sort(), subject).toEqual(told);
+      for (const { parsed } of mails) {
+        expect(parsed.text).toContain(`/console/w/${ws.workspaceId}/endpoints#endpoint-${ep.id}`);
+        expect(parsed.html).toContain(`href="http://localhost:8080/console/w/${ws.workspaceId}/endpoints#endpoint-${ep.id}"`);
+        expect(parsed.text).toContain('http://localhost:8080/console/account');
+      }
+    }
+    expect(smtp.received).toHaveLength(4 * told.length);
   });
 
   it('no storm: 1,000 failing deliveries of one endpoint give one mail per notice and recipient', async () => {
