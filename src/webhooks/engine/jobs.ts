@@ -13,6 +13,8 @@ export interface PeriodicJob {
   name: string;
   intervalMs: number;
   run(deps: JobDeps): Promise<number>;
+  /** A run that found nothing is logged at debug only (a job of every minute would drown the log). */
+  quietWhenIdle?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export const endpointHealthJob: PeriodicJob = {
   name: 'endpoint-health',
   intervalMs: HEALTH_JOB_INTERVAL_MS,
   run: ({ sql, clock, publicUrl }) => checkEndpointHealth({ sql, now: clock.now(), publicUrl }),
+  quietWhenIdle: true,
 };
 
 export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob, endpointHealthJob];
@@ -71,7 +74,8 @@ export async function runDueJobs(deps: JobDeps, jobs: readonly PeriodicJob[] = P
     if (!(await claimJobRun(deps.sql, { name: job.name, now, intervalMs: job.intervalMs }))) continue;
     try {
       const count = await job.run(deps);
-      deps.logger.info({ job: job.name, count }, `job ${job.name} done`);
+      const level = count === 0 && job.quietWhenIdle ? 'debug' : 'info';
+      deps.logger[level]({ job: job.name, count }, `job ${job.name} done`);
       ran.push(job.name);
     } catch (thrown) {
       deps.logger.error({ err: coerceError(thrown), job: job.name }, `job ${job.name} failed`);
