@@ -42,8 +42,14 @@ interface Notice {
   html_body: string;
 }
 
+/**
+ * The notices written, in the order of the states (final failures of one round commit in parallel
+ * transactions, so the outbox's created_at, each transaction's start, does not order them).
+ */
 async function notices(): Promise<Notice[]> {
-  return f.sql<Notice[]>`select kind, recipient, subject, text_body, html_body from mail_outbox order by created_at, recipient`;
+  return f.sql<Notice[]>`
+    select kind, recipient, subject, text_body, html_body from mail_outbox
+     order by array_position(array['endpoint_failing', 'endpoint_failures_3', 'endpoint_paused', 'endpoint_recovered'], kind), recipient`;
 }
 
 const kinds = async () => (await notices()).map((n) => n.kind);

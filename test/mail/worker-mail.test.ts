@@ -105,7 +105,7 @@ describe('mail sent by the running worker', () => {
     for (const line of log.lines) expect(line).not.toContain(TOKEN);
   });
 
-  it('a hung SMTP server holds up neither webhook deliveries nor the stop, and keeps its mail for later', async () => {
+  it('a hung SMTP server holds up no webhook delivery, and its mail is kept for a later try', async () => {
     const silent = await startSilentServer();
     try {
       const config = env(silent.url);
@@ -117,7 +117,8 @@ describe('mail sent by the running worker', () => {
       await addEndpoint(manage, { workspaceId: ws.workspaceId, url: 'https://hooks.test/webhooks', events: [...OFFER_WEBHOOK_TYPES], actorId: ws.ownerId });
       await enqueueTokenMail(db.sql, TOKEN);
 
-      const limits = { connectionTimeoutMs: 2_000, greetingTimeoutMs: 2_000, socketTimeoutMs: 2_000, sendDeadlineMs: 3_000 };
+      // Long enough that the deliveries below happen while the mail's SMTP conversation is open.
+      const limits = { connectionTimeoutMs: 8_000, greetingTimeoutMs: 8_000, socketTimeoutMs: 8_000, sendDeadlineMs: 10_000 };
       worker = await startWorker({
         sql: db.sql,
         config,
@@ -128,13 +129,11 @@ describe('mail sent by the running worker', () => {
         mailTransport: createSmtpTransport(config.mail, limits),
       });
       await until(() => silent.connections() > 0, 5_000, 'the mail loop connecting to the hung server', 20);
-      const started = Date.now();
       for (let i = 0; i < 3; i++) await sentOffer(f, ws.workspaceId, `Offer ${i}`);
-      await until(() => sender.sent.length === 3, 5_000, 'three webhook deliveries while the SMTP server hangs', 20);
-      // Delivered while the mail's SMTP conversation still waits for a greeting.
-      expect(Date.now() - started).toBeLessThan(1_500);
+      await until(() => sender.sent.length === 3, 7_000, 'three webhook deliveries while the SMTP server hangs', 20);
+      // Delivered while the mail's SMTP conversation still waits for a greeting: its try has no outcome yet.
       const [waiting] = await outboxRows(db.sql);
-      expect(waiting!.status).toBe('pending');
+      expect(waiting).toMatchObject({ status: 'pending', attempts: 1, last_error: null });
 
       await worker.stop();
       worker = undefined;
@@ -144,5 +143,5 @@ describe('mail sent by the running worker', () => {
     } finally {
       await silent.close();
     }
-  });
+  }, 60_000);
 });
