@@ -3,7 +3,7 @@
  * `npm run check:layers` over src/, scripts/ and test/.
  *
  * Top to bottom: contract (src/contract.ts, the wire types from openapi.yaml) -> api ->
- * read-model -> domain -> db. webhooks sit beside api (they may import read-model, domain, db).
+ * read-model -> domain -> mail -> db (mail: the mail outbox the domain writes, and its sender). webhooks sit beside api (they may import read-model, domain, db).
  * At the top beside api: console, cli and the serve entry (service/: the one express app that
  * mounts api, console, docs and health; server.ts, http-server.ts). http/ is the plumbing api and
  * console share (answers, the query string, the client address, openapi-backend's setup, sealed
@@ -28,6 +28,7 @@ const WEBHOOKS = '^src/webhooks/';
 const READ_MODEL = '^src/read-model/';
 const DOMAIN = '^src/domain/';
 const DB = '^src/db/';
+const MAIL = '^src/mail/';
 const SEED = '^src/seed/';
 const CONTRACT = '^src/contract[.]ts$|^generated/';
 const LEAVES = '^src/(clock|log|paths|config|redis|exhaustive|port-probe)[.]ts$|^src/config/|^src/telemetry/';
@@ -51,7 +52,8 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    forbidUp('db-imports-up', DB, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP, CONTRACT), 'db is the bottom layer'),
+    forbidUp('db-imports-up', DB, any(MAIL, DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP, CONTRACT), 'db is the bottom layer'),
+    forbidUp('mail-imports-up', MAIL, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP, CONTRACT), 'mail (the outbox and its sender) sits between domain and db: db and the leaves only'),
     forbidUp('domain-imports-up', DOMAIN, any(READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP), 'domain may import db only'),
     forbidContractCode('domain-imports-contract-code', DOMAIN),
     forbidUp('read-model-imports-up', READ_MODEL, any(API, HTTP, WEBHOOKS, SEED, TOP), 'read-model may import domain and db'),
@@ -67,7 +69,7 @@ module.exports = {
     forbidUp('contract-imports-a-layer', CONTRACT, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED), 'the contract is types from openapi.yaml only'),
     forbidUp('src-imports-scripts-or-tests', '^src/', '^(scripts|test)/', 'the product stands on its own: scripts and tests sit on top of it'),
     forbidUp('test-imports-scripts', '^test/', '^scripts/', 'a helper both need belongs in test/support/ or src/seed/'),
-    forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED, CONTRACT), 'shared leaves import no layer'),
+    forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, MAIL, DB, SEED, CONTRACT), 'shared leaves import no layer'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

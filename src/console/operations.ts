@@ -12,6 +12,7 @@ import { auditLogHandlers } from './handlers/audit-log.js';
 import { deliveryHandlers } from './handlers/deliveries.js';
 import { endpointHandlers } from './handlers/endpoints.js';
 import { eventTypeHandlers } from './handlers/event-types.js';
+import { mailboxHandlers } from './handlers/mailbox.js';
 import { sessionHandlers } from './handlers/session.js';
 import { sessionToken } from './session-cookie.js';
 
@@ -23,6 +24,7 @@ export const CONSOLE_HANDLER_TABLES: ConsoleHandlerTable[] = [
   endpointHandlers,
   auditLogHandlers,
   deliveryHandlers,
+  mailboxHandlers,
 ];
 
 const ROUTED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

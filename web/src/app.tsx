@@ -9,6 +9,7 @@ import { AuditLog } from './scenes/AuditLog';
 import { Delivery } from './scenes/Delivery';
 import { Deliveries } from './scenes/Deliveries';
 import { Endpoints } from './scenes/Endpoints';
+import { Mailbox, MailboxMail } from './scenes/Mailbox';
 import { Shell } from './scenes/Shell';
 import { SignIn } from './scenes/SignIn';
 
@@ -17,6 +18,8 @@ export function App() {
   return (
     <Switch>
       <Route path={patterns.signIn} component={SignIn} />
+      <Route path={patterns.mailbox} component={Mailbox} />
+      <Route path={patterns.mailboxMail} component={MailboxMail} />
       <Route>
         <SignedIn />
       </Route>

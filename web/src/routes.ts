@@ -11,6 +11,8 @@ export const patterns = {
   delivery: '/w/:workspaceId/deliveries/:deliveryId',
   auditLog: '/w/:workspaceId/audit-log',
   account: '/account',
+  mailbox: '/mailbox',
+  mailboxMail: '/mailbox/:mailId',
 } as const;
 
 export const to = {
@@ -25,6 +27,8 @@ export const to = {
   delivery: (ws: string, id: string) => `/w/${ws}/deliveries/${id}`,
   auditLog: (ws: string) => `/w/${ws}/audit-log`,
   account: () => '/account',
+  mailbox: () => '/mailbox',
+  mailboxMail: (id: string) => `/mailbox/${id}`,
 };
 
 /** The sections of a workspace, in the order of the navigation. */

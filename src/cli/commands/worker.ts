@@ -21,6 +21,9 @@ export function register(program: Command): void {
       const config = loadConfig();
       const logger = createServiceLogger(config, 'offerdesk-worker');
       const db = await openDatabase(config, { applicationName: 'offerdesk-worker', log: (line) => logger.info(line) });
+      if (config.mail.mode === 'off') {
+        logger.warn('mail is off (no SMTP_URL): sign-in links, invitations and endpoint notices wait in the outbox until SMTP_URL is set');
+      }
       let worker: RunningWorker;
       let metrics: Awaited<ReturnType<typeof serveMetrics>>;
       try {

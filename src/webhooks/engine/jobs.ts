@@ -2,17 +2,23 @@ import { expireDueOffers } from '../../domain/expiry.js';
 import { deleteExpiredSessions } from '../../domain/sessions.js';
 import { coerceError } from '../../log.js';
 import type { EngineDeps } from './deps.js';
-import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
+import { checkEndpointHealth } from './notices.js';
+import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, HEALTH_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
 import { claimJobRun } from '../sql/claimJobRun.js';
 import { deleteExpiredLog } from '../sql/deleteExpiredLog.js';
 import { metricsSnapshotJob } from './metrics-snapshot-job.js';
 
-type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger'>;
+type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger' | 'publicUrl'>;
 
 export interface PeriodicJob {
   name: string;
   intervalMs: number;
   run(deps: JobDeps): Promise<number>;
+  /**
+   * Which runs are logged at info: 'always', or 'when-busy' for a frequent job (a run that found
+   * nothing, or a routine one, goes to debug; a job of every 15 s or minute would drown the log).
+   */
+  log?: 'always' | 'when-busy' | 'never';
 }
 
 /**
@@ -48,10 +54,22 @@ export const consoleSessionRetentionJob: PeriodicJob = {
   run: ({ sql, clock }) => deleteExpiredSessions(sql, clock),
 };
 
+/**
+ * Endpoint health (health.ts): an endpoint starting to fail (no success for an hour while several
+ * attempts failed) or recovering after a notice is told to its owners and admins.
+ */
+export const endpointHealthJob: PeriodicJob = {
+  name: 'endpoint-health',
+  intervalMs: HEALTH_JOB_INTERVAL_MS,
+  run: ({ sql, clock, publicUrl }) => checkEndpointHealth({ sql, now: clock.now(), publicUrl }),
+  log: 'when-busy',
+};
+
 export const PERIODIC_JOBS: readonly PeriodicJob[] = [
   expireOffersJob,
   deliveryLogRetentionJob,
   consoleSessionRetentionJob,
+  endpointHealthJob,
   metricsSnapshotJob,
 ];
 
@@ -66,7 +84,9 @@ export async function runDueJobs(deps: JobDeps, jobs: readonly PeriodicJob[] = P
     if (!(await claimJobRun(deps.sql, { name: job.name, now, intervalMs: job.intervalMs }))) continue;
     try {
       const count = await job.run(deps);
-      deps.logger.info({ job: job.name, count }, `job ${job.name} done`);
+      const quiet = job.log === 'never' || (job.log === 'when-busy' && count === 0);
+      const level = quiet ? 'debug' : 'info';
+      deps.logger[level]({ job: job.name, count }, `job ${job.name} done`);
       ran.push(job.name);
     } catch (thrown) {
       deps.logger.error({ err: coerceError(thrown), job: job.name }, `job ${job.name} failed`);

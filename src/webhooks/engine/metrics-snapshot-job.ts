@@ -15,6 +15,8 @@ export const METRICS_SNAPSHOT_INTERVAL_MS = 15_000;
 export const metricsSnapshotJob = {
   name: 'metrics-snapshot',
   intervalMs: METRICS_SNAPSHOT_INTERVAL_MS,
+  // Routine, every 15 s on some worker: its failures are logged, its runs are not.
+  log: 'never' as const,
   async run({ sql, clock }: Pick<EngineDeps, 'sql' | 'clock'>): Promise<number> {
     await writeMetricsSnapshot(sql, { now: clock.now() });
     return 1;

@@ -16,6 +16,9 @@ export type DeliveryDetail = Schemas['DeliveryDetail'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type EventType = Schemas['EventType'];
 export type DeliveryStatus = Delivery['status'];
+export type ConsoleConfig = Schemas['ConsoleConfigResponse']['data'];
+export type MailboxEntry = Schemas['MailboxEntry'];
+export type MailboxMail = Schemas['MailboxMailResponse']['data'];
 
 export const ME_KEY: QueryKey = ['me'];
 export const keys = {
@@ -40,6 +43,32 @@ export function useMe() {
       }
     },
     staleTime: 60_000,
+  });
+}
+
+/** How this server sends mail (console-api.yaml getConsoleConfig); asked before signing in. */
+export function useConsoleConfig() {
+  return useQuery({
+    queryKey: ['config'],
+    queryFn: async (): Promise<ConsoleConfig> => (await call(api.GET('/config'))).data,
+    staleTime: Infinity,
+  });
+}
+
+/** The development mailbox of the embedded default: the newest kept mails. */
+export function useMailbox() {
+  return useQuery({
+    queryKey: ['mailbox'],
+    queryFn: async () => (await call(api.GET('/mailbox'))).data,
+    refetchInterval: 5_000,
+  });
+}
+
+export function useMailboxMail(id: string) {
+  return useQuery({
+    queryKey: ['mailbox', id],
+    queryFn: async (): Promise<MailboxMail> => (await call(api.GET('/mailbox/{mailId}', { params: { path: { mailId: id } } }))).data,
+    enabled: id !== '',
   });
 }
 

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Redirect, useLocation, useSearch } from 'wouter';
 import { api, call, errorMessage, ApiError } from '../api/client';
 import { ME_KEY, type Me } from '../api/queries';
+import { MailNote } from '../common/MailNote';
 
 /**
  * Sign in with email and password, or with a one-time link `/console/sign-in#token=...`: the
@@ -93,6 +94,7 @@ export function SignIn() {
         <p className="hint">
           No password yet? An operator can send you a one-time link: <code>offerdesk account sign-in-link --email you@example.com</code>
         </p>
+        <MailNote />
       </section>
     </main>
   );
