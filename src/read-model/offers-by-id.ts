@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/connect.js';
 import { rowObjects } from '../db/fixed-shape-rows.js';
-import { offerColumns, toOffer } from './offers.js';
+import { offerColumns, toOffer } from './offer-rows.js';
 import type { Offer, OfferEvent } from './types.js';
 
 /**
