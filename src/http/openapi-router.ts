@@ -49,18 +49,28 @@ export function createOpenApiRouter(definition: object, security: Record<string,
     ]),
   );
 
+  // The request each call handed over, by the response it came with (handleRequest(request, req, res)).
+  const handedOver = new WeakMap<object, { query?: unknown }>();
+  const handle = api.handleRequest.bind(api);
+  api.handleRequest = (request, ...args: unknown[]) => {
+    const res = args[1];
+    if (typeof res === 'object' && res !== null) handedOver.set(res, request);
+    return handle(request, ...args);
+  };
+
   /**
    * SPEC.md "Pagination rules" 3: only the matched operation's own query parameters, first value
    * each, go on to validation and the handler; unknown ones are ignored. They are taken from the
    * raw query string app.ts keeps in `res.locals.rawQuery`, and set both on the request as parsed
-   * after routing (`c.request`, what the handler reads) and on the request app.ts handed over
-   * (`res.locals.apiRequest`), which openapi-backend parses again to validate it.
+   * after routing (`c.request`, what the handler reads) and on the request handed to
+   * handleRequest, which openapi-backend parses again to validate it.
    */
   const ownQueryOnly: Handler = (c: Context, _req: Request, res: Response) => {
     if (!c.operation) return;
     const own = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
     c.request.query = own as Record<string, string>;
-    (res.locals.apiRequest as { query: unknown }).query = own;
+    const handed = handedOver.get(res);
+    if (handed) handed.query = own;
   };
 
   return { api, ownQueryOnly };

@@ -77,7 +77,6 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
     // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
     const apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers as OpenApiHeaders };
-    res.locals.apiRequest = apiRequest;
     // Not returned: Express would attach a handler of its own to the promise.
     api.handleRequest(apiRequest, req, res).catch((error: unknown) => answerUnexpectedError(res, logger, error));
   });
