@@ -37,10 +37,9 @@ export function createOpenApiRouter(definition: object, security: Record<string,
   // The router rebuilds its operation list (a lodash chain over the document) on every call, and
   // matching calls it twice per request. The document never changes after init, so build it once.
   // (patches/openapi-backend+5.21.2.patch likewise compiles each path template's RegExp and
-  // parameter parser once, where matching and parsing compiled them on every request; parses a
-  // routed request once where it parsed it three times: before routing, after it, and again to
-  // validate it; and makes the objects of each request without lodash's generic copies and
-  // without spreads that V8 builds the slow way: the same results, a third of the time.)
+  // parameter parser once, where matching and parsing compiled them on every request, and makes
+  // each parse's objects without lodash's generic copies and without spreads that V8 builds the
+  // slow way: the same results; patches/README.md has what it saves.)
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
   const declaredQuery = new Map(
@@ -50,12 +49,21 @@ export function createOpenApiRouter(definition: object, security: Record<string,
     ]),
   );
 
+  // The request each call handed over, by the response it came with (handleRequest(request, req, res)).
+  const handedOver = new WeakMap<object, { query?: unknown }>();
+  const handle = api.handleRequest.bind(api);
+  api.handleRequest = (request, ...args: unknown[]) => {
+    const res = args[1];
+    if (typeof res === 'object' && res !== null) handedOver.set(res, request);
+    return handle(request, ...args);
+  };
+
   /**
    * SPEC.md "Pagination rules" 3: only the matched operation's own query parameters, first value
-   * each, go on to validation and the handler; unknown ones are ignored. Both read the request as
-   * parsed after routing (`c.request`: patches/openapi-backend+5.21.2.patch has validation reuse
-   * that parse), so its query is replaced there, from the raw query string app.ts keeps in
-   * `res.locals.rawQuery`.
+   * each, go on to validation and the handler; unknown ones are ignored. They are taken from the
+   * raw query string app.ts keeps in `res.locals.rawQuery`, and set both on the request as parsed
+   * after routing (`c.request`, what the handler reads) and on the request handed to
+   * handleRequest, which openapi-backend parses again to validate it.
    */
   const ownQueryOnly: Handler = (c: Context, _req: Request, res: Response) => {
     if (!c.operation) return;
@@ -63,6 +71,8 @@ export function createOpenApiRouter(definition: object, security: Record<string,
     res.locals.route = c.operation.operationId;
     const own = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
     c.request.query = own as Record<string, string>;
+    const handed = handedOver.get(res);
+    if (handed) handed.query = own;
   };
 
   return { api, ownQueryOnly };

@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/connect.js';
-import { rowObjects } from '../db/fixed-shape-rows.js';
-import { offerColumns, toOffer } from './offers.js';
+import { offerColumns, toOffer } from './offer-rows.js';
 import type { Offer, OfferEvent } from './types.js';
 
 /**
@@ -40,8 +39,7 @@ interface Row extends OfferRow {
  */
 export async function readOffersWithEvents(sql: Queryable, keys: OfferEventKey[], now: Date): Promise<(OfferWithEvent | null)[]> {
   if (keys.length === 0) return [];
-  // As arrays, then objects of one shape: 24 columns are more than V8 keeps in fast objects.
-  const result = await sql`
+  const rows = await sql<Row[]>`
     select k.ord::int as ord, ${offerColumns(sql, now)},
       e.sequence as e_sequence, e.type as e_type, api_timestamp(e.occurred_at) as e_occurred_at,
       e.version as e_version, e.data as e_data
@@ -51,9 +49,9 @@ export async function readOffersWithEvents(sql: Queryable, keys: OfferEventKey[]
       ${keys.map((k) => k.sequence)}::int[]
     ) with ordinality as k(workspace_id, offer_id, sequence, ord)
     join offers o on o.id = k.offer_id and o.workspace_id = k.workspace_id
-    join offer_events e on e.offer_id = k.offer_id and e.sequence = k.sequence`.values();
+    join offer_events e on e.offer_id = k.offer_id and e.sequence = k.sequence`;
   const out: (OfferWithEvent | null)[] = keys.map(() => null);
-  for (const row of rowObjects<Row>(result)) {
+  for (const row of rows) {
     out[row.ord - 1] = {
       offer: toOffer(row),
       event: { sequence: row.e_sequence, type: row.e_type, occurred_at: row.e_occurred_at, version: row.e_version, data: row.e_data },
