@@ -12,6 +12,10 @@ import { auditLogHandlers } from './handlers/audit-log.js';
 import { deliveryHandlers } from './handlers/deliveries.js';
 import { endpointHandlers } from './handlers/endpoints.js';
 import { eventTypeHandlers } from './handlers/event-types.js';
+import { invitationHandlers } from './handlers/invitations.js';
+import { memberHandlers } from './handlers/members.js';
+import { offerDomainHandlers } from './handlers/offer-domain.js';
+import { selfServiceHandlers } from './handlers/self-service.js';
 import { sessionHandlers } from './handlers/session.js';
 import { sessionToken } from './session-cookie.js';
 
@@ -23,6 +27,10 @@ export const CONSOLE_HANDLER_TABLES: ConsoleHandlerTable[] = [
   endpointHandlers,
   auditLogHandlers,
   deliveryHandlers,
+  selfServiceHandlers,
+  memberHandlers,
+  invitationHandlers,
+  offerDomainHandlers,
 ];
 
 const ROUTED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

@@ -16,6 +16,10 @@ import { isUuid, requireEmail } from './validate.js';
  */
 export const INVITATION_TTL_MS = 7 * DAY;
 
+export function invitationUrl(publicUrl: string, token: string): string {
+  return `${publicUrl}/console/invitation#token=${token}`;
+}
+
 export type InvitationStatus = 'pending' | 'expired' | 'accepted' | 'revoked';
 
 export interface InvitationView {

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/connect.js';
 import type { Account, Role } from '../../domain/accounts.js';
+import type { SignInMethod } from '../../domain/audit.js';
 import { DomainError } from '../../domain/errors.js';
 import { checkCurrentPassword, setPassword, verifyPassword } from '../../domain/passwords.js';
 import { createSession, endSession } from '../../domain/sessions.js';
@@ -27,15 +28,17 @@ export async function me(sql: Sql, account: Account): Promise<Me> {
   return { account: { id: account.id, email: account.email, name: account.name }, workspaces: [...workspaces] };
 }
 
-async function throttled(request: ConsoleRequest, email: string | null): Promise<void> {
-  const wait = await request.deps.throttle.attempt({ email, address: request.req.ip });
+/** Counts one attempt on `throttle` (sign-in attempts by default); 429 with Retry-After over its limit. */
+export async function throttled(request: ConsoleRequest, email: string | null, throttle = request.deps.throttle): Promise<void> {
+  const wait = await throttle.attempt({ email, address: request.req.ip });
   if (wait !== null) {
     request.res.set('Retry-After', String(wait));
     throw new ConsoleRefusal(429, 'rate_limited', CONSOLE_MESSAGES.rate_limited);
   }
 }
 
-async function startSession(request: ConsoleRequest, account: Account, method: 'password' | 'link'): Promise<void> {
+/** Starts a session for `account`, sets its cookie and answers 200 with the signed-in account. */
+export async function startSession(request: ConsoleRequest, account: Account, method: SignInMethod): Promise<void> {
   const { deps, req, res } = request;
   const session = await createSession(deps.sql, deps.clock, {
     accountId: account.id,
