@@ -2,7 +2,7 @@
  * The layers of src/ (docs/architecture.md), checked by `npm run check:layers`.
  *
  * Top to bottom: contract (src/contract.ts, the wire types from openapi.yaml) -> api ->
- * read-model -> domain -> db. webhooks sit beside api (they may import read-model, domain, db).
+ * read-model -> domain -> mail -> db (mail: the mail outbox the domain writes, and its sender). webhooks sit beside api (they may import read-model, domain, db).
  * At the top beside api: console, cli and the serve entry (service/: the one express app that
  * mounts api, console, docs and health; server.ts, http-server.ts). http/ is the plumbing api and
  * console share (answers, the query string, the client address, openapi-backend's setup, sealed
@@ -22,6 +22,7 @@ const WEBHOOKS = '^src/webhooks/';
 const READ_MODEL = '^src/read-model/';
 const DOMAIN = '^src/domain/';
 const DB = '^src/db/';
+const MAIL = '^src/mail/';
 const SEED = '^src/seed/';
 const CONTRACT = '^src/contract[.]ts$|^generated/';
 const LEAVES = '^src/(clock|log|paths|config|redis|exhaustive|port-probe)[.]ts$|^src/config/';
@@ -45,7 +46,8 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    forbidUp('db-imports-up', DB, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP, CONTRACT), 'db is the bottom layer'),
+    forbidUp('db-imports-up', DB, any(MAIL, DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP, CONTRACT), 'db is the bottom layer'),
+    forbidUp('mail-imports-up', MAIL, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP, CONTRACT), 'mail (the outbox and its sender) sits between domain and db: db and the leaves only'),
     forbidUp('domain-imports-up', DOMAIN, any(READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP), 'domain may import db only'),
     forbidContractCode('domain-imports-contract-code', DOMAIN),
     forbidUp('read-model-imports-up', READ_MODEL, any(API, HTTP, WEBHOOKS, SEED, TOP), 'read-model may import domain and db'),
@@ -59,7 +61,7 @@ module.exports = {
     forbidUp('console-imports-sideways', '^src/console/', any('^src/cli/', API), 'console sits beside api and cli'),
     forbidUp('cli-imports-sideways', '^src/cli/', any('^src/console/', API), 'cli sits beside api and console'),
     forbidUp('contract-imports-a-layer', CONTRACT, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED), 'the contract is types from openapi.yaml only'),
-    forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED, CONTRACT), 'shared leaves import no layer'),
+    forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, MAIL, DB, SEED, CONTRACT), 'shared leaves import no layer'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

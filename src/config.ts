@@ -8,6 +8,7 @@ import {
   type ReadinessConfig,
   type RedisTimeouts,
 } from './config/http.js';
+import { loadMailConfig, type MailConfig } from './config/mail.js';
 import { loadTestFault } from './config/test-fault.js';
 import { boolean, ConfigError, integer, oneOf, type Env } from './config/values.js';
 import { loadWebhookConfig, type WebhookConfig } from './config/webhooks.js';
@@ -15,6 +16,7 @@ import { projectRoot } from './paths.js';
 
 export { ConfigError } from './config/values.js';
 export type { HttpLimits, ReadinessConfig, RedisTimeouts } from './config/http.js';
+export { DEFAULT_MAIL_FROM, MAIL_MODES, type MailConfig, type MailMode } from './config/mail.js';
 export { DEFAULT_BLOCKED_DOMAIN_SUFFIXES, DEFAULT_WEBHOOK_WORKER_CONCURRENCY, type WebhookConfig } from './config/webhooks.js';
 export { loadTestFault, TEST_FAULTS, testFault, withPlantedFault, type TestFault } from './config/test-fault.js';
 
@@ -87,6 +89,8 @@ export interface Config {
    */
   demoSeed: boolean;
   webhooks: WebhookConfig;
+  /** SMTP_URL, MAIL_FROM and the mode they give (config/mail.ts); links use publicUrl. */
+  mail: MailConfig;
 }
 
 /** pino's levels; anything else stops the start with this list (LOG_LEVEL). */
@@ -110,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
   const webhooks = loadWebhookConfig(env, databaseUrl);
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const http = loadHttpLimits(env);
+  const host = env.HOST || '127.0.0.1';
 
   return {
     databaseUrl,
@@ -117,7 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedPostgresPort: integer(env, 'OFFERDESK_EMBEDDED_PG_PORT', 0, 0, 65535),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
-    host: env.HOST || '127.0.0.1',
+    host,
     port,
     publicUrl: publicUrl(env.OFFERDESK_PUBLIC_URL, port),
     signInAttemptsPerEmail: integer(env, 'CONSOLE_SIGN_IN_PER_EMAIL', 10, 1, 1_000_000),
@@ -138,5 +143,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevelExplicit: Boolean(env.LOG_LEVEL),
     demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', databaseUrl === undefined),
     webhooks,
+    mail: loadMailConfig(env, databaseUrl, host),
   };
 }
