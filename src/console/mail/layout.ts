@@ -1,14 +1,11 @@
+import { escapeHtml } from '../../mail/links.js';
+
 /**
  * The frame every console mail shares: plain text (what many mail readers show, and what tests
  * read) and the same words as simple HTML, with every value from a person (names, workspace
  * names, addresses) escaped. The link is the mail's one button and is also written out in full.
  */
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-}
 
 export interface MailBody {
   /** Paragraphs before the link. */
