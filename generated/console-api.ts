@@ -88,6 +88,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/workspaces/{workspaceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Your own settings in one workspace
+         * @description Switches the endpoint health mails of this workspace (an endpoint failing, 3 final failures
+         *     in a row, paused, recovered) on or off for the signed-in account only. Any member may change
+         *     their own; a workspace the account is not a member of is 404.
+         */
+        patch: operations["updateMyWorkspaceSettings"];
+        trace?: never;
+    };
     "/session/link-request": {
         parameters: {
             query?: never;
@@ -783,11 +808,20 @@ export interface components {
         };
         Me: {
             account: components["schemas"]["AccountRef"];
-            workspaces: {
-                id: components["schemas"]["Uuid"];
-                name: string;
-                role: components["schemas"]["Role"];
-            }[];
+            workspaces: components["schemas"]["MyWorkspace"][];
+        };
+        MyWorkspace: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            role: components["schemas"]["Role"];
+            /** @description Whether the signed-in account gets this workspace's endpoint health mails (failing, paused, recovered). */
+            endpoint_notices: boolean;
+        };
+        MyWorkspaceResponse: {
+            data: components["schemas"]["MyWorkspace"];
+        };
+        MyWorkspaceSettingsRequest: {
+            endpoint_notices: boolean;
         };
         /**
          * @example {
@@ -801,7 +835,8 @@ export interface components {
          *           {
          *             "id": "0f1c2d3e-4b5a-4968-8776-a5b4c3d2e1f0",
          *             "name": "Demo agency",
-         *             "role": "owner"
+         *             "role": "owner",
+         *             "endpoint_notices": true
          *           }
          *         ]
          *       }
@@ -1370,6 +1405,39 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMyWorkspaceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MyWorkspaceSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The workspace with your settings. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyWorkspaceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };
