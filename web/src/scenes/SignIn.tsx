@@ -1,8 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Redirect, useLocation, useSearch } from 'wouter';
+import { Link, Redirect, useLocation, useSearch } from 'wouter';
 import { api, call, errorMessage, ApiError } from '../api/client';
 import { ME_KEY, type Me } from '../api/queries';
+import { to } from '../routes';
+import { EmailLinkStatus, useEmailLink } from './EmailLinkRequest';
 
 /**
  * Sign in with email and password, or with a one-time link `/console/sign-in#token=...`: the
@@ -45,6 +47,14 @@ export function SignIn() {
     withPassword.mutate();
   }
 
+  // "Email me a sign-in link" uses the address typed above; the form's own check says when it is missing.
+  const emailField = useRef<HTMLInputElement>(null);
+  const emailLink = useEmailLink('sign-in');
+  function askForLink() {
+    if (!emailField.current?.reportValidity()) return;
+    emailLink.mutate(email.trim());
+  }
+
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
 
@@ -71,7 +81,15 @@ export function SignIn() {
         ) : null}
         <form onSubmit={submit} noValidate={false}>
           <label htmlFor="email">Email</label>
-          <input id="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            id="email"
+            ref={emailField}
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
           <label htmlFor="password">Password</label>
           <input
             id="password"
@@ -90,9 +108,14 @@ export function SignIn() {
             {withPassword.isPending ? 'Signing in…' : 'Sign in'}
           </button>
         </form>
-        <p className="hint">
-          No password yet? An operator can send you a one-time link: <code>offerdesk account sign-in-link --email you@example.com</code>
-        </p>
+        <div className="other-ways">
+          <button type="button" onClick={askForLink} disabled={emailLink.isPending}>
+            {emailLink.isPending ? 'Sending…' : 'Email me a sign-in link'}
+          </button>
+          <Link href={to.resetPassword()}>Forgot your password?</Link>
+        </div>
+        <EmailLinkStatus request={emailLink} what="a sign-in link" />
+        <p className="hint">No password? The sign-in link signs you in without one.</p>
       </section>
     </main>
   );
