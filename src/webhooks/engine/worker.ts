@@ -11,6 +11,8 @@ import { checkMasterKeys } from '../transport/key-check.js';
 import { holdWorkerLiveness } from './liveness.js';
 import { loadMasterKeys, type MasterKeys } from '../transport/secrets.js';
 import { createWebhookSender, RESPONSE_TIMEOUT_MS, type WebhookSender } from '../transport/sender.js';
+import { startMailLoop } from '../../mail/loop.js';
+import type { MailOutcome, MailTransport } from '../../mail/transport.js';
 
 /** Channel notified by a trigger whenever a product action commits outbox rows. */
 export const OUTBOX_CHANNEL = 'offerdesk_webhook_outbox';
@@ -29,6 +31,10 @@ export interface WorkerOptions {
   databaseUrl?: string;
   /** Keys already loaded and checked (serve does it once); otherwise loaded and checked here. */
   masterKeys?: MasterKeys;
+  /** Tests inject an SMTP transport; otherwise config.mail decides (src/mail/loop.ts). */
+  mailTransport?: MailTransport;
+  /** Told the outcome of every mail send attempt (the metrics hook). */
+  recordMailOutcome?: (outcome: MailOutcome) => void;
 }
 
 /** What /readyz (src/service/readiness.ts) needs to know about a worker running in the process. */
@@ -81,6 +87,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     workerId: () => liveness.workerId,
   };
   const engine = createWebhookEngine(deps);
+  // Mail runs on its own loop and timer: a slow SMTP server never holds up a delivery round.
+  const mailLoop = await startMailLoop({
+    sql,
+    clock,
+    logger,
+    mail: config.mail,
+    publicUrl: config.publicUrl,
+    transport: options.mailTransport,
+    recordMailOutcome: options.recordMailOutcome,
+  });
   // Every attempt until its outcome is stored; stop() waits for all of them.
   const unrecorded = new Set<Promise<unknown>>();
   // Attempts whose request is still out: a slot is taken only while its request is.
@@ -250,6 +266,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // outcomes are stored before the remaining claims are handed back.
     await giveBack(ready.splice(0).map((waiting) => waiting.claimed));
     await Promise.allSettled([...unrecorded]);
+    await mailLoop.stop();
     const handedBack = await liveness.release();
     if (handedBack > 0) logger.info({ handedBack }, 'handed back claims this worker did not finish');
     if (unlisten) await unlisten().catch(() => {});
