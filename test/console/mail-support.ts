@@ -1,7 +1,4 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import type { Sql } from '../../src/db/connect.js';
-import type { Logger } from '../../src/log.js';
 
 /**
  * What the console's self-service tests read: the mails the service wrote to the mail outbox
@@ -31,14 +28,5 @@ export function linkOf(mail: OutboxMail): { url: string; token: string } {
   return { url: match[1]!, token: match[2]! };
 }
 
-/** A logger at the most talkative level whose lines the test keeps. */
-export function capturingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'trace' }, stream), lines };
-}
+/** Every log line the service writes (mail-core's helper): a token must reach none. */
+export { capturedLogger as capturingLogger } from '../mail/helpers.js';

@@ -10,13 +10,19 @@ import { useEffect, useState } from 'react';
 export function useFragmentToken(): string | null | undefined {
   const [token, setToken] = useState<string | null | undefined>(undefined);
   useEffect(() => {
-    const found = new URLSearchParams(window.location.hash.slice(1)).get('token');
-    if (found) {
-      history.replaceState(history.state, '', window.location.pathname + window.location.search);
-      setToken(found);
-    } else {
-      setToken((read) => read ?? null);
-    }
+    const read = () => {
+      const found = new URLSearchParams(window.location.hash.slice(1)).get('token');
+      if (found) {
+        history.replaceState(history.state, '', window.location.pathname + window.location.search);
+        setToken(found);
+      } else {
+        setToken((known) => known ?? null);
+      }
+    };
+    read();
+    // A link opened in a tab that already shows this page changes only the fragment: no reload.
+    window.addEventListener('hashchange', read);
+    return () => window.removeEventListener('hashchange', read);
   }, []);
   return token;
 }

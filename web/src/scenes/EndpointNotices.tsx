@@ -44,7 +44,7 @@ export function EndpointNotices() {
               <input
                 id={`notices-${workspace.id}`}
                 type="checkbox"
-                checked={workspace.endpoint_notices}
+                checked={toggle.isPending && toggle.variables.workspace.id === workspace.id ? toggle.variables.on : workspace.endpoint_notices}
                 disabled={toggle.isPending}
                 onChange={(event) => toggle.mutate({ workspace, on: event.target.checked })}
               />

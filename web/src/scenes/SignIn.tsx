@@ -3,13 +3,15 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, Redirect, useLocation, useSearch } from 'wouter';
 import { api, call, errorMessage, ApiError } from '../api/client';
 import { ME_KEY, type Me } from '../api/queries';
+import { useFragmentToken } from '../common/fragmentToken';
 import { to } from '../routes';
 import { EmailLinkStatus, useEmailLink } from './EmailLinkRequest';
 
 /**
  * Sign in with email and password, or with a one-time link `/console/sign-in#token=...`: the
  * token is in the fragment so it never reaches a log or a Referer; the page sends it once and
- * removes it from the address bar.
+ * removes it from the address bar. "Email me a sign-in link" mails such a link to the address
+ * typed; "Forgot your password?" leads to the reset by emailed link.
  */
 export function SignIn() {
   const queryClient = useQueryClient();
@@ -32,15 +34,14 @@ export function SignIn() {
     onSuccess: signedIn,
   });
 
-  // A link's token is single use: send it once even when React runs effects twice (StrictMode).
-  const sent = useRef(false);
+  // A link's token is single use: send each token once, even when React runs effects twice (StrictMode).
+  const token = useFragmentToken();
+  const sent = useRef<string | null>(null);
   useEffect(() => {
-    const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
-    if (!token || sent.current) return;
-    sent.current = true;
-    history.replaceState(history.state, '', window.location.pathname + window.location.search);
+    if (!token || sent.current === token) return;
+    sent.current = token;
     withLink.mutate(token);
-  }, [withLink]);
+  }, [token, withLink]);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -61,7 +62,7 @@ export function SignIn() {
   // Already signed in in this tab (a bookmark, the back button): straight on, unless a link is
   // being used (it may be another account's).
   const known = queryClient.getQueryData<Me | null>(ME_KEY);
-  if (known && !sent.current && !window.location.hash.includes('token=')) return <Redirect to={next} replace />;
+  if (known && token === null && sent.current === null) return <Redirect to={next} replace />;
 
   return (
     <main id="main" className="centered">
