@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/paths.js';
 import { expect, it } from 'vitest';
 import { addPerson, describeInBrowser, useConsoleWorld } from './console-fixture.js';
 import { useMailbox } from './mailbox.js';
@@ -78,7 +80,7 @@ describeInBrowser('self-service in the console (Chromium, mail over SMTP)', () =
     await owner.page.getByRole('heading', { name: 'Webhook endpoints', level: 1 }).waitFor();
     await owner.page.getByRole('link', { name: 'Members' }).click();
     await owner.page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
-    const invitee = `nora-${randomBytes(3).toString('hex')}@agency.test`;
+    const invitee = 'nora.new@agency.test';
     await owner.page.getByLabel('Email').fill(invitee);
     await owner.page.getByLabel('Role', { exact: true }).selectOption('admin');
     await owner.page.getByRole('button', { name: 'Send invitation' }).click();
@@ -102,6 +104,14 @@ describeInBrowser('self-service in the console (Chromium, mail over SMTP)', () =
     await owner.page.getByRole('row', { name: /Nora New/ }).waitFor();
     await owner.page.getByText('No pending invitations.').waitFor();
     await expect(owner.page.getByRole('combobox', { name: 'Role of Nora New' }).inputValue()).resolves.toBe('admin');
+
+    // The Members page with people and a pending invitation: the README's screenshot.
+    await owner.page.getByLabel('Email').fill('sam.sales@agency.test');
+    await owner.page.getByRole('button', { name: 'Send invitation' }).click();
+    await owner.page.getByRole('row', { name: /sam\.sales@agency\.test/ }).waitFor();
+    await owner.page.getByLabel('Email').blur();
+    await owner.page.setViewportSize({ width: 1280, height: 800 });
+    await owner.page.screenshot({ path: join(projectRoot, 'docs', 'members.png'), fullPage: true });
   });
 
   it('a revoked invitation no longer works', async () => {

@@ -93,7 +93,7 @@ export function Invitations(props: { workspace: CurrentWorkspace }) {
         </EmptyState>
       ) : null}
       {list.data && list.data.length > 0 ? (
-        <table>
+        <table className="middle">
           <caption className="visually-hidden">Pending invitations of this workspace</caption>
           <thead>
             <tr>

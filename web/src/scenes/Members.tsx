@@ -59,7 +59,7 @@ function MembersOf(props: { workspace: CurrentWorkspace }) {
         </p>
       ) : null}
       {list.data && list.data.length > 0 ? (
-        <table>
+        <table className="middle">
           <caption className="visually-hidden">Members of this workspace</caption>
           <thead>
             <tr>
