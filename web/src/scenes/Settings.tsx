@@ -77,7 +77,7 @@ function DomainState(props: { workspaceId: string; view: OfferDomain; isOwner: b
       {view.verified ? null : (
         <>
           <h3>Create this DNS record at your DNS provider</h3>
-          <table className="dns-record">
+          <table className="dns-record middle">
             <caption className="visually-hidden">The DNS record that verifies the domain</caption>
             <thead>
               <tr>
