@@ -45,6 +45,15 @@ describe('inviting', () => {
     expect(Buffer.from(stored!.token_hash).toString('base64url')).not.toBe(token);
   });
 
+  it('an inviter whose name holds a line break still sends a one-line subject, with names escaped in the HTML', async () => {
+    const w = await consoleWorld(api);
+    await api.db.sql`update accounts set name = ${'Olga <b>Owner</b>\nSecond line'} where id = ${w.owner.id}::uuid`;
+    const { mail } = await invite(w, newAddress());
+    expect(mail.subject).toMatch(/^Olga <b>Owner<\/b> Second line invited you to Agency \d+ on Offerdesk$/);
+    expect(mail.html_body).toContain('Olga &lt;b&gt;Owner&lt;/b&gt;');
+    expect(mail.html_body).not.toContain('<b>Owner</b>');
+  });
+
   it('an admin cannot invite an owner; a member cannot invite; another workspace is 404', async () => {
     const w = await consoleWorld(api);
     expect((await w.admin.client.call('POST', invitations(w), { body: { email: newAddress(), role: 'owner' } })).status).toBe(403);

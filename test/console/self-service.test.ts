@@ -43,6 +43,7 @@ describe('email me a sign-in link', () => {
     expect(asked.status).toBe(202);
     const [mail] = await mailsTo(api.db.sql, p.email);
     expect(mail).toMatchObject({ kind: 'sign_in_link', subject: 'Your Offerdesk sign-in link', workspace_id: null });
+    expect(mail!.text_body).toMatch(/^Hello person \d+,/);
     const link = linkOf(mail!);
     expect(link.url.startsWith(`${PUBLIC_URL}/console/sign-in#token=`)).toBe(true);
     expect(mail!.html_body).toContain(`href="${link.url}"`);

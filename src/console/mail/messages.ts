@@ -15,7 +15,9 @@ const LINK_MINUTES = SIGN_IN_LINK_TTL_MS / MINUTE;
 const INVITATION_DAYS = INVITATION_TTL_MS / DAY;
 
 function draft(kind: MailDraft['kind'], to: string, subject: string, body: MailBody, workspaceId: string | null = null): MailDraft {
-  return { kind, to, subject, text: renderText(body), html: renderHtml(body), workspaceId };
+  // Names in a subject come from people and may hold a line break; a subject is one line.
+  const line = subject.replace(/\s+/g, ' ').trim();
+  return { kind, to, subject: line, text: renderText(body), html: renderHtml(body), workspaceId };
 }
 
 export function signInLinkMail(to: { email: string; name: string }, url: string): MailDraft {
