@@ -741,6 +741,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the sign-in page needs to know before anyone signs in
+         * @description How this server sends mail (`mail.mode`): `smtp` (sign-in links and invitations arrive by
+         *     mail), `local` (the embedded default without SMTP_URL: mails are kept and read in the
+         *     development mailbox, `mail.mailbox` true while it is served), or `off` (DATABASE_URL
+         *     without SMTP_URL: no mail leaves; ask the operator for a sign-in link,
+         *     `offerdesk account sign-in-link`).
+         */
+        get: operations["getConsoleConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The development mailbox (embedded default only)
+         * @description The newest 100 mails kept on this machine, newest first. Served only in the `local` mail
+         *     mode (no DATABASE_URL, no SMTP_URL) on a loopback address, where it is open to signed-out
+         *     visitors: a sign-in link must be readable before signing in. Anywhere else 404.
+         */
+        get: operations["listMailbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailbox/{mailId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A mail kept in the development mailbox; any other ID is 404. */
+                mailId: components["parameters"]["MailId"];
+            };
+            cookie?: never;
+        };
+        /** One kept mail with its bodies (embedded default only) */
+        get: operations["getMailboxMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -910,6 +976,35 @@ export interface components {
                 succeeded: number;
             }[];
         };
+        ConsoleConfigResponse: {
+            data: {
+                mail: {
+                    /** @enum {string} */
+                    mode: "smtp" | "local" | "off";
+                    /** @description Whether the development mailbox (`/mailbox`) is served. */
+                    mailbox: boolean;
+                };
+            };
+        };
+        /** @enum {string} */
+        MailKind: "sign_in_link" | "password_reset" | "invitation" | "endpoint_failing" | "endpoint_failures_3" | "endpoint_paused" | "endpoint_recovered";
+        MailboxEntry: {
+            id: components["schemas"]["Uuid"];
+            at: components["schemas"]["Timestamp"];
+            kind: components["schemas"]["MailKind"];
+            to: string;
+            subject: string;
+        };
+        MailboxList: {
+            data: components["schemas"]["MailboxEntry"][];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        MailboxMailResponse: {
+            data: components["schemas"]["MailboxEntry"] & {
+                text: string;
+                html: string;
+            };
+        };
         Endpoint: {
             id: components["schemas"]["Uuid"];
             /** @example https://hooks.example.com/offerdesk */
@@ -919,6 +1014,16 @@ export interface components {
             paused_at: components["schemas"]["NullableTimestamp"];
             /** @enum {string|null} */
             paused_reason: "failures" | "manual" | null;
+            /**
+             * @description What the workspace's owners and admins were last told by mail: `failing` (no attempt
+             *     succeeded for an hour while several failed), `failures_3` (3 of the 5 deliveries in a
+             *     row that fail finally before the pause), `paused`, or `healthy` (never failing, or
+             *     recovered since).
+             * @enum {string}
+             */
+            health: "healthy" | "failing" | "failures_3" | "paused";
+            /** @description The first failed attempt after the last success, while `health` is not `healthy`. */
+            failing_since: components["schemas"]["NullableTimestamp"];
             /** @description Deliveries in a row that failed finally. */
             failure_streak: number;
             /**
@@ -1040,7 +1145,7 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
         };
         /** @enum {string} */
-        AuditAction: "signed_in" | "api_key.created" | "api_key.revoked" | "endpoint.added" | "endpoint.updated" | "endpoint.removed" | "endpoint.tested" | "endpoint.secret_rotated" | "endpoint.resumed" | "endpoint.paused" | "delivery.resent" | "delivery.resent_failed" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
+        AuditAction: "signed_in" | "api_key.created" | "api_key.revoked" | "endpoint.added" | "endpoint.updated" | "endpoint.removed" | "endpoint.tested" | "endpoint.secret_rotated" | "endpoint.resumed" | "endpoint.paused" | "endpoint.notice_sent" | "delivery.resent" | "delivery.resent_failed" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
         AuditEntry: {
             id: components["schemas"]["Uuid"];
             at: components["schemas"]["Timestamp"];
@@ -1247,6 +1352,8 @@ export interface components {
         KeyId: string;
         /** @description An endpoint of the workspace; any other ID is 404. */
         EndpointId: string;
+        /** @description A mail kept in the development mailbox; any other ID is 404. */
+        MailId: string;
         /** @description A delivery of the workspace; any other ID is 404. */
         DeliveryId: string;
         /** @description The account of a member of the workspace; any other ID is 404. */
@@ -2416,6 +2523,77 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getConsoleConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console's settings. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleConfigResponse"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The kept mails, without their bodies. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxList"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMailboxMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A mail kept in the development mailbox; any other ID is 404. */
+                mailId: components["parameters"]["MailId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mail. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxMailResponse"];
+                };
+            };
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

@@ -15,6 +15,7 @@ import { validKeySql } from './read-model/scope.js';
 import { closeServer, createHttpServer, listen, trackConnections } from './http-server.js';
 import { coerceError, createServiceLogger, type Logger } from './log.js';
 import { loadCheckedMasterKeys, startWorker, type RunningWorker } from './webhooks/engine/worker.js';
+import { MAILBOX_PATH } from './mail/loop.js';
 
 /**
  * `offerdesk serve`: the API process. Opens (and migrates) the database, seeds the demo workspace
@@ -87,18 +88,19 @@ export async function runService(options: ServiceOptions): Promise<RunningServic
     const connections = trackConnections(server);
     started.push(() => closeServer(server, connections, 0));
 
+    const port = (server.address() as AddressInfo).port;
+    const publicUrl = effectivePublicUrl(config, port);
     if (options.worker) {
-      worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock, logger, masterKeys });
+      // The worker's mails link to the address actually served (serve --port, or port 0).
+      worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config: { ...config, publicUrl }, clock, logger, masterKeys });
       const running = worker;
       started.push(() => running.stop());
     }
 
-    const port = (server.address() as AddressInfo).port;
     const baseUrl = `http://${displayHost(config.host)}:${port}${API_BASE_PATH}`;
-    const publicUrl = effectivePublicUrl(config, port);
     const consoleUrl = `${publicUrl}/console/`;
     const demoSignInUrl = await demoSignIn(db.sql, clock, publicUrl);
-    print(banner(baseUrl, demoApiKey, db, config) + consoleBanner(consoleUrl, demoSignInUrl));
+    print(banner(baseUrl, demoApiKey, db, config) + consoleBanner(consoleUrl, demoSignInUrl) + mailBanner(config, publicUrl, options.worker));
     logger.info({ port, host: config.host, embedded: db.embedded, worker: worker !== undefined }, 'listening');
 
     let stopping: Promise<void> | undefined;
@@ -244,6 +246,21 @@ function consoleBanner(consoleUrl: string, demoSignInUrl: string | undefined): s
   }
   lines.push('');
   return lines.join('\n');
+}
+
+/**
+ * One line on where mail goes (README "Mail"): SMTP, the development mailbox of the embedded
+ * default, or nowhere yet. SMTP_URL itself is never printed (it may hold a password).
+ */
+export function mailBanner(config: Config, publicUrl: string, worker: boolean): string {
+  const { mail } = config;
+  const sender = worker ? '' : ' by `offerdesk worker` (this serve runs no worker)';
+  let line: string;
+  if (mail.mode === 'smtp') line = `Mail: sent through SMTP_URL from ${mail.from}${sender}`;
+  else if (mail.mode === 'off') line = 'Mail: off (no SMTP_URL): sign-in links, invitations and endpoint notices wait in the outbox until SMTP_URL is set';
+  else if (mail.mailboxOpen) line = `Mail: kept on this machine, not sent (no SMTP_URL); read it at ${publicUrl}${MAILBOX_PATH}`;
+  else line = `Mail: kept in the database, not sent (no SMTP_URL); the mailbox at ${MAILBOX_PATH} is served only on a loopback HOST`;
+  return `${line}\n`;
 }
 
 /** A wildcard listen address is not something to paste into curl. */

@@ -16,6 +16,7 @@ import { invitationHandlers } from './handlers/invitations.js';
 import { memberHandlers } from './handlers/members.js';
 import { offerDomainHandlers } from './handlers/offer-domain.js';
 import { selfServiceHandlers } from './handlers/self-service.js';
+import { mailboxHandlers } from './handlers/mailbox.js';
 import { sessionHandlers } from './handlers/session.js';
 import { sessionToken } from './session-cookie.js';
 
@@ -31,6 +32,7 @@ export const CONSOLE_HANDLER_TABLES: ConsoleHandlerTable[] = [
   memberHandlers,
   invitationHandlers,
   offerDomainHandlers,
+  mailboxHandlers,
 ];
 
 const ROUTED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   'endpoint.secret_rotated',
   'endpoint.resumed',
   'endpoint.paused',
+  'endpoint.notice_sent',
   'delivery.resent',
   'delivery.resent_failed',
   'member.added',

@@ -13,6 +13,7 @@ import { Endpoints } from './scenes/Endpoints';
 import { Members } from './scenes/Members';
 import { ResetPassword } from './scenes/ResetPassword';
 import { Settings } from './scenes/Settings';
+import { Mailbox, MailboxMail } from './scenes/Mailbox';
 import { Shell } from './scenes/Shell';
 import { SignIn } from './scenes/SignIn';
 
@@ -23,6 +24,8 @@ export function App() {
       <Route path={patterns.signIn} component={SignIn} />
       <Route path={patterns.resetPassword} component={ResetPassword} />
       <Route path={patterns.invitation} component={AcceptInvitation} />
+      <Route path={patterns.mailbox} component={Mailbox} />
+      <Route path={patterns.mailboxMail} component={MailboxMail} />
       <Route>
         <SignedIn />
       </Route>

@@ -15,6 +15,8 @@ export const patterns = {
   members: '/w/:workspaceId/members',
   settings: '/w/:workspaceId/settings',
   account: '/account',
+  mailbox: '/mailbox',
+  mailboxMail: '/mailbox/:mailId',
 } as const;
 
 export const to = {
@@ -32,6 +34,8 @@ export const to = {
   settings: (ws: string) => `/w/${ws}/settings`,
   resetPassword: () => '/reset-password',
   account: () => '/account',
+  mailbox: () => '/mailbox',
+  mailboxMail: (id: string) => `/mailbox/${id}`,
 };
 
 /** The sections of a workspace, in the order of the navigation. */

@@ -18,6 +18,9 @@ export function register(program: Command): void {
       const config = loadConfig();
       const logger = createServiceLogger(config, 'offerdesk-worker');
       const db = await openDatabase(config, { applicationName: 'offerdesk-worker', log: (line) => logger.info(line) });
+      if (config.mail.mode === 'off') {
+        logger.warn('mail is off (no SMTP_URL): sign-in links, invitations and endpoint notices wait in the outbox until SMTP_URL is set');
+      }
       let worker: RunningWorker;
       try {
         // Refuses (one line, exit 2) when the master keys cannot open the stored secrets.

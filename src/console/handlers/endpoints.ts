@@ -36,6 +36,8 @@ async function views(request: ConsoleRequest, endpoints: EndpointView[]) {
     state: e.state,
     paused_at: e.paused_at,
     paused_reason: details.get(e.id)!.paused_reason,
+    health: details.get(e.id)!.health,
+    failing_since: details.get(e.id)!.failing_since,
     failure_streak: e.failure_streak,
     failure_streak_limit: FAILURES_IN_A_ROW_TO_PAUSE,
     created_at: e.created_at,

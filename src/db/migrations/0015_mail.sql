@@ -31,7 +31,7 @@ create table mail_outbox (
   constraint mail_outbox_bodies_shape check (status in ('sent', 'refused') or (subject is not null and text_body is not null and html_body is not null))
 );
 create index mail_outbox_due_idx on mail_outbox (created_at) where status = 'pending';
-create index mail_outbox_kept_idx on mail_outbox (created_at desc) where status = 'kept';
+create index mail_outbox_mailbox_idx on mail_outbox (created_at desc) where status in ('kept', 'pending');
 create index mail_outbox_workspace_idx on mail_outbox (workspace_id) where workspace_id is not null;
 
 -- Wakes idle workers as soon as a transaction commits a mail (they also poll).

@@ -14,6 +14,11 @@ export interface EngineDeps {
   previousMasterKeys?: Buffer[];
   logger: Logger;
   settings: EngineSettings;
+  /**
+   * The public base address (config.publicUrl) that links in endpoint health mails start with;
+   * absent: the embedded default's, http://localhost:8080.
+   */
+  publicUrl?: string;
   /** The liveness id this worker writes on its claims (liveness.ts); absent: none. */
   workerId?: () => number | null;
 }

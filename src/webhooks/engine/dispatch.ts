@@ -2,6 +2,7 @@ import { ENGINE_SOURCE, writeAudit } from '../../domain/audit.js';
 import { coerceError } from '../../log.js';
 import { completeOne, type CompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
+import { noticeFinalFailure } from './notices.js';
 import { decideAfterAttempt, type DeliveryOutcome } from './outcome.js';
 import {
   FAILURES_IN_A_ROW_TO_PAUSE,
@@ -118,8 +119,9 @@ export async function attemptDelivery(
     let endpointPaused = false;
     if (countsForStreak) {
       const streak = await addFinalFailure(tx, { endpointId: claimed.endpoint_id, now: finishedAt });
+      let cancelled = 0;
       if (streak >= FAILURES_IN_A_ROW_TO_PAUSE) {
-        endpointPaused = (await pauseEndpoint(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' })).paused;
+        ({ paused: endpointPaused, cancelled } = await pauseEndpoint(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' }));
         if (endpointPaused) {
           await writeAudit(tx, {
             workspaceId: claimed.workspace_id,
@@ -132,6 +134,8 @@ export async function attemptDelivery(
           });
         }
       }
+      // The 3rd final failure in a row and the pause are mailed to owners and admins with this commit.
+      await noticeFinalFailure(tx, deps, { endpointId: claimed.endpoint_id, streak, paused: endpointPaused, cancelled, now: finishedAt });
     }
     return { kind: 'failed-finally', deliveryId: claimed.id, attempt, endpointPaused };
   });

@@ -2,16 +2,19 @@ import { expireDueOffers } from '../../domain/expiry.js';
 import { deleteExpiredSessions } from '../../domain/sessions.js';
 import { coerceError } from '../../log.js';
 import type { EngineDeps } from './deps.js';
-import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
+import { checkEndpointHealth } from './notices.js';
+import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, HEALTH_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
 import { claimJobRun } from '../sql/claimJobRun.js';
 import { deleteExpiredLog } from '../sql/deleteExpiredLog.js';
 
-type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger'>;
+type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger' | 'publicUrl'>;
 
 export interface PeriodicJob {
   name: string;
   intervalMs: number;
   run(deps: JobDeps): Promise<number>;
+  /** A run that found nothing is logged at debug only (a job of every minute would drown the log). */
+  quietWhenIdle?: boolean;
 }
 
 /**
@@ -47,7 +50,18 @@ export const consoleSessionRetentionJob: PeriodicJob = {
   run: ({ sql, clock }) => deleteExpiredSessions(sql, clock),
 };
 
-export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob];
+/**
+ * Endpoint health (health.ts): an endpoint starting to fail (no success for an hour while several
+ * attempts failed) or recovering after a notice is told to its owners and admins.
+ */
+export const endpointHealthJob: PeriodicJob = {
+  name: 'endpoint-health',
+  intervalMs: HEALTH_JOB_INTERVAL_MS,
+  run: ({ sql, clock, publicUrl }) => checkEndpointHealth({ sql, now: clock.now(), publicUrl }),
+  quietWhenIdle: true,
+};
+
+export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob, endpointHealthJob];
 
 /**
  * Runs each job whose period has come, at most once per period across all workers (worker_jobs).
@@ -60,7 +74,8 @@ export async function runDueJobs(deps: JobDeps, jobs: readonly PeriodicJob[] = P
     if (!(await claimJobRun(deps.sql, { name: job.name, now, intervalMs: job.intervalMs }))) continue;
     try {
       const count = await job.run(deps);
-      deps.logger.info({ job: job.name, count }, `job ${job.name} done`);
+      const level = count === 0 && job.quietWhenIdle ? 'debug' : 'info';
+      deps.logger[level]({ job: job.name, count }, `job ${job.name} done`);
       ran.push(job.name);
     } catch (thrown) {
       deps.logger.error({ err: coerceError(thrown), job: job.name }, `job ${job.name} failed`);

@@ -91,3 +91,18 @@ export function claimWhenFreeSlots(workerConcurrency: number): number {
 export function longestWaitForSlotMs(leaseMs: number, responseTimeoutMs: number): number {
   return Math.max(0, (leaseMs - responseTimeoutMs) / 2);
 }
+
+/**
+ * Endpoint health notices (health.ts). The early signal, in the spirit of Svix's warning at the
+ * 4th attempt: no successful attempt for this long while at least HEALTH_FAILING_MIN_FAILURES
+ * attempts failed (one failing event reaches its 4th failed attempt 36 minutes after the first,
+ * its 5th at 2 h 36 m).
+ */
+export const HEALTH_FAILING_AFTER_MS = 1 * HOUR;
+export const HEALTH_FAILING_MIN_FAILURES = 3;
+/** Final failures in a row that are told before the pause at FAILURES_IN_A_ROW_TO_PAUSE. */
+export const HEALTH_NOTICE_AT_STREAK = 3;
+/** How often the health job looks for endpoints starting to fail or recovering. */
+export const HEALTH_JOB_INTERVAL_MS = 1 * MINUTE;
+/** Failed attempts a notice lists. */
+export const HEALTH_NOTICE_LAST_ERRORS = 3;

@@ -85,6 +85,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       devListen: config.webhooks.devListen,
     },
     workerId: () => liveness.workerId,
+    publicUrl: config.publicUrl,
   };
   const engine = createWebhookEngine(deps);
   // Mail runs on its own loop and timer: a slow SMTP server never holds up a delivery round.

@@ -3,6 +3,8 @@ import type { Queryable } from '../../db/connect.js';
 export interface EndpointHourRow {
   endpoint_id: string;
   paused_reason: 'failures' | 'manual' | null;
+  health_state: 'healthy' | 'failing' | 'failures_3' | 'paused';
+  failing_since: Date | null;
   hour: Date;
   attempts: number;
   succeeded: number;
@@ -29,7 +31,7 @@ export async function readEndpointStats(
          and a.attempted_at < ${input.from}::timestamptz + make_interval(hours => ${input.hours})
        group by 1, 2
     )
-    select e.id as endpoint_id, e.paused_reason, h.hour,
+    select e.id as endpoint_id, e.paused_reason, e.health_state, e.failing_since, h.hour,
            coalesce(c.attempts, 0) as attempts, coalesce(c.succeeded, 0) as succeeded
       from webhook_endpoints e
      cross join generate_series(${input.from}::timestamptz,

@@ -19,7 +19,7 @@ describe('expiry job (SPEC.md "Events" rule 1)', () => {
 
     expect(await f.engine.runDueJobs()).toContain('expire-offers');
     at(10);
-    expect(await f.engine.runDueJobs()).toEqual([]);
+    expect(await f.engine.runDueJobs()).not.toContain('expire-offers');
     await f.engine.fanOut();
     expect(await f.sql`select 1 from webhook_outbox`).toHaveLength(0);
 

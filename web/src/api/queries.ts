@@ -20,6 +20,9 @@ export type Member = Schemas['Member'];
 export type Invitation = Schemas['Invitation'];
 export type OfferDomain = Schemas['OfferDomain'];
 export type Role = Schemas['Role'];
+export type ConsoleConfig = Schemas['ConsoleConfigResponse']['data'];
+export type MailboxEntry = Schemas['MailboxEntry'];
+export type MailboxMail = Schemas['MailboxMailResponse']['data'];
 
 export const ME_KEY: QueryKey = ['me'];
 export const keys = {
@@ -47,6 +50,32 @@ export function useMe() {
       }
     },
     staleTime: 60_000,
+  });
+}
+
+/** How this server sends mail (console-api.yaml getConsoleConfig); asked before signing in. */
+export function useConsoleConfig() {
+  return useQuery({
+    queryKey: ['config'],
+    queryFn: async (): Promise<ConsoleConfig> => (await call(api.GET('/config'))).data,
+    staleTime: Infinity,
+  });
+}
+
+/** The development mailbox of the embedded default: the newest kept mails. */
+export function useMailbox() {
+  return useQuery({
+    queryKey: ['mailbox'],
+    queryFn: async () => (await call(api.GET('/mailbox'))).data,
+    refetchInterval: 5_000,
+  });
+}
+
+export function useMailboxMail(id: string) {
+  return useQuery({
+    queryKey: ['mailbox', id],
+    queryFn: async (): Promise<MailboxMail> => (await call(api.GET('/mailbox/{mailId}', { params: { path: { mailId: id } } }))).data,
+    enabled: id !== '',
   });
 }
 

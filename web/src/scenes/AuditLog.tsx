@@ -16,6 +16,7 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'endpoint.secret_rotated': 'rotated a signing secret',
   'endpoint.resumed': 'resumed an endpoint',
   'endpoint.paused': 'endpoint paused',
+  'endpoint.notice_sent': "mailed an endpoint's health to owners and admins",
   'delivery.resent': 'resent a delivery',
   'delivery.resent_failed': 'resent failed deliveries',
   'member.added': 'added a member',

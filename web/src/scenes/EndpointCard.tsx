@@ -57,6 +57,14 @@ export function EndpointCard(props: { workspaceId: string; endpoint: Endpoint; c
           </span>
         )}
       </header>
+      {endpoint.failing_since && endpoint.state === 'active' ? (
+        <p className="failing-since" role="status">
+          Failing since <Time at={endpoint.failing_since} />
+          {endpoint.health === 'failures_3'
+            ? `: ${endpoint.failure_streak} deliveries in a row failed finally; at ${endpoint.failure_streak_limit} the endpoint is paused.`
+            : ': no attempt has succeeded since. Owners and admins were told by mail.'}
+        </p>
+      ) : null}
       <dl className="facts">
         <div>
           <dt>Events</dt>

@@ -6,6 +6,7 @@ import { ME_KEY, type Me } from '../api/queries';
 import { useFragmentToken } from '../common/fragmentToken';
 import { to } from '../routes';
 import { EmailLinkStatus, useEmailLink } from './EmailLinkRequest';
+import { MailNote } from '../common/MailNote';
 
 /**
  * Sign in with email and password, or with a one-time link `/console/sign-in#token=...`: the
@@ -117,6 +118,7 @@ export function SignIn() {
         </div>
         <EmailLinkStatus request={emailLink} what="a sign-in link" />
         <p className="hint">No password? The sign-in link signs you in without one.</p>
+        <MailNote />
       </section>
     </main>
   );
