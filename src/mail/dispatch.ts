@@ -6,7 +6,7 @@ import { claimDueMails, type ClaimedMail } from './sql/claimDueMails.js';
 import { finishMail } from './sql/finishMail.js';
 import { keepPendingMails } from './sql/keepPendingMails.js';
 import { retryMail } from './sql/retryMail.js';
-import type { MailOutcome, MailTransport } from './transport.js';
+import type { MailOutcome, MailTransport, SendResult } from './transport.js';
 
 export interface MailDispatchDeps {
   sql: Sql;
@@ -35,7 +35,7 @@ export async function sendDueMails(deps: MailDispatchDeps): Promise<MailOutcome[
 }
 
 async function sendOne(deps: MailDispatchDeps, mail: ClaimedMail): Promise<MailOutcome> {
-  let result;
+  let result: SendResult;
   try {
     result = await deps.transport.send({
       messageId: mailMessageId(mail.id, deps.messageIdDomain),
