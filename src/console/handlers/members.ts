@@ -3,6 +3,7 @@ import { sendEmpty, sendJson } from '../../http/respond.js';
 import { requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
 import type { Role } from '../../domain/accounts.js';
+import { DomainError } from '../../domain/errors.js';
 import { refuse } from '../errors.js';
 import { body, pathParam } from './paging.js';
 
@@ -11,6 +12,18 @@ import { body, pathParam } from './paging.js';
  * and admins change roles and remove, by the rules of domain/members.ts (an admin never touches
  * an owner; the last owner stays), audited there as from the CLI.
  */
+
+/** The one input the membership rules refuse here (domain/members.ts): the last owner, said for people. */
+async function lastOwnerSaid<T>(change: Promise<T>): Promise<T> {
+  try {
+    return await change;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'invalid_input') {
+      throw refuse.invalid('This is the last owner of the workspace. Make another member an owner first.');
+    }
+    throw error;
+  }
+}
 
 async function listMembersHandler(request: ConsoleRequest): Promise<void> {
   const workspaceId = pathParam(request, 'workspaceId');
@@ -27,7 +40,9 @@ async function changeMemberRole(request: ConsoleRequest): Promise<void> {
   const accountId = pathParam(request, 'accountId');
   const { role } = body<{ role: Role }>(request);
   const { sql, clock } = request.deps;
-  await addMember(sql, clock, { workspaceId, accountId, role, actorId: signedIn(request).account.id, via: request.via, existingOnly: true });
+  await lastOwnerSaid(
+    addMember(sql, clock, { workspaceId, accountId, role, actorId: signedIn(request).account.id, via: request.via, existingOnly: true }),
+  );
   const member = (await listMembers(sql, workspaceId)).find((m) => m.account_id === accountId);
   if (!member) throw refuse.notFound();
   sendJson(request.res, 200, { data: { id: member.account_id, email: member.email, name: member.name, role: member.role } });
@@ -36,7 +51,9 @@ async function changeMemberRole(request: ConsoleRequest): Promise<void> {
 async function removeMemberHandler(request: ConsoleRequest): Promise<void> {
   const workspaceId = pathParam(request, 'workspaceId');
   const accountId = pathParam(request, 'accountId');
-  await removeMember(request.deps.sql, request.deps.clock, { workspaceId, accountId, actorId: signedIn(request).account.id, via: request.via });
+  await lastOwnerSaid(
+    removeMember(request.deps.sql, request.deps.clock, { workspaceId, accountId, actorId: signedIn(request).account.id, via: request.via }),
+  );
   sendEmpty(request.res, 204);
 }
 
