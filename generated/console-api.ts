@@ -88,6 +88,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/workspaces/{workspaceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Your own settings in one workspace
+         * @description Switches the endpoint health mails of this workspace (an endpoint failing, 3 final failures
+         *     in a row, paused, recovered) on or off for the signed-in account only. Any member may change
+         *     their own; a workspace the account is not a member of is 404.
+         */
+        patch: operations["updateMyWorkspaceSettings"];
+        trace?: never;
+    };
+    "/session/link-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email me a sign-in link
+         * @description Mails a one-time sign-in link (single use, 15 minutes) to the address when it belongs to
+         *     an account. The answer is the same 202 whether or not it does, and takes comparable time,
+         *     so nobody learns which addresses have accounts. Limited per email and per client address
+         *     like `signIn` (429 `rate_limited` with `Retry-After`). The link is in the mail only.
+         */
+        post: operations["requestSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email me a password-reset link
+         * @description Mails a password-reset link (`<public address>/console/reset-password#token=<token>`,
+         *     single use, 15 minutes) to the address when it belongs to an account; the same 202 either
+         *     way, limited like `requestSignInLink`.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-reset/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a password-reset link
+         * @description Takes the token from the fragment of a password-reset link and the new password (10 to
+         *     1024 characters; a refused password leaves the link usable). Every session of the account
+         *     ends, and this browser is signed in with a new one. A used, expired or unknown token gets 401.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation link invites to
+         * @description Takes the token from the fragment of an invitation link (`<public address>/console/invitation#token=<token>`)
+         *     and answers the workspace, the role, who invited, and whether the address has an account
+         *     (then accepting needs no name or password). Does not use the token. A used, revoked,
+         *     expired or unknown token gets 401.
+         */
+        post: operations["previewInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation and sign in
+         * @description Uses the invitation's token (once): the invited address's account joins the workspace with
+         *     the invited role and is signed in. An address without an account gets one with `name` and
+         *     `password` (both required then; 400 naming the missing one). A used, revoked, expired or
+         *     unknown token gets 401.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/event-types": {
         parameters: {
             query?: never;
@@ -439,6 +577,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The workspace's members
+         * @description Owners first, then admins, then members, each by email. The whole list is one page (`next_cursor` is always `null`).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/members/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description The account of a member of the workspace; any other ID is 404. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from the workspace
+         * @description An admin cannot remove an owner (403); the last owner cannot be removed (400). The account itself stays.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description An admin cannot make an owner nor change an owner's role (403); the last owner cannot be
+         *     demoted (400). Changing to the role the member has changes nothing.
+         */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The workspace's open invitations
+         * @description Pending invitations and expired ones not revoked, newest first. The whole list is one page
+         *     (`next_cursor` is always `null`). Never holds an invitation's token.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone by email
+         * @description Mails an invitation link (valid 7 days, single use) to the address. An admin cannot invite
+         *     an owner (403). An address that is a member already gets 400 (`param: email`). Inviting an
+         *     address with an open invitation replaces it: the earlier link stops working.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/invitations/{invitationId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description An invitation of the workspace; any other ID is 404. */
+                invitationId: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an invitation
+         * @description Its link stops working at once. Revoking a revoked invitation answers it unchanged; an
+         *     accepted one gets 400 (remove the member instead). An admin cannot revoke an owner's invitation (403).
+         */
+        post: operations["revokeInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/offer-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The workspace's custom offer-page domain
+         * @description The domain, whether it is verified, and the DNS TXT record that verifies it.
+         */
+        get: operations["getOfferDomain"];
+        /**
+         * Set or clear the offer-page domain
+         * @description Owners only (403 for admins and members): the domain changes what every tenant's
+         *     endpoints may use. A new domain starts unverified with a new TXT record; setting the
+         *     domain the workspace has changes nothing; `null` clears it. A public suffix, a hosting
+         *     platform's or the service's own domain, or one another workspace uses gets 400 (`param: domain`).
+         */
+        put: operations["setOfferDomain"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/offer-domain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the DNS TXT record of the offer domain
+         * @description Owners only. Looks up the record's name; when one TXT record there holds the value, the
+         *     domain is verified, and from then on no endpoint may use it or its subdomains. Without the
+         *     record (or without a domain) 400, whose message says what was found.
+         */
+        post: operations["verifyOfferDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/config": {
         parameters: {
             query?: never;
@@ -572,11 +874,20 @@ export interface components {
         };
         Me: {
             account: components["schemas"]["AccountRef"];
-            workspaces: {
-                id: components["schemas"]["Uuid"];
-                name: string;
-                role: components["schemas"]["Role"];
-            }[];
+            workspaces: components["schemas"]["MyWorkspace"][];
+        };
+        MyWorkspace: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            role: components["schemas"]["Role"];
+            /** @description Whether the signed-in account gets this workspace's endpoint health mails (failing, paused, recovered). */
+            endpoint_notices: boolean;
+        };
+        MyWorkspaceResponse: {
+            data: components["schemas"]["MyWorkspace"];
+        };
+        MyWorkspaceSettingsRequest: {
+            endpoint_notices: boolean;
         };
         /**
          * @example {
@@ -590,7 +901,8 @@ export interface components {
          *           {
          *             "id": "0f1c2d3e-4b5a-4968-8776-a5b4c3d2e1f0",
          *             "name": "Demo agency",
-         *             "role": "owner"
+         *             "role": "owner",
+         *             "endpoint_notices": true
          *           }
          *         ]
          *       }
@@ -833,7 +1145,7 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
         };
         /** @enum {string} */
-        AuditAction: "signed_in" | "api_key.created" | "api_key.revoked" | "endpoint.added" | "endpoint.updated" | "endpoint.removed" | "endpoint.tested" | "endpoint.secret_rotated" | "endpoint.resumed" | "endpoint.paused" | "endpoint.notice_sent" | "delivery.resent" | "delivery.resent_failed" | "member.added" | "member.role_changed" | "member.removed";
+        AuditAction: "signed_in" | "api_key.created" | "api_key.revoked" | "endpoint.added" | "endpoint.updated" | "endpoint.removed" | "endpoint.tested" | "endpoint.secret_rotated" | "endpoint.resumed" | "endpoint.paused" | "endpoint.notice_sent" | "delivery.resent" | "delivery.resent_failed" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
         AuditEntry: {
             id: components["schemas"]["Uuid"];
             at: components["schemas"]["Timestamp"];
@@ -853,6 +1165,90 @@ export interface components {
         AuditEntryList: {
             data: components["schemas"]["AuditEntry"][];
             next_cursor: components["schemas"]["NextCursor"];
+        };
+        EmailRequest: {
+            email: string;
+        };
+        ResetPasswordRequest: {
+            token: string;
+            new_password: string;
+        };
+        AcceptInvitationRequest: {
+            token: string;
+            /** @description Your name, for an address without an account (ignored otherwise). */
+            name?: string;
+            /** @description Your password, for an address without an account (ignored otherwise). */
+            password?: string;
+        };
+        InvitationPreviewResponse: {
+            data: {
+                workspace_name: string;
+                email: string;
+                role: components["schemas"]["Role"];
+                /** @description The inviter's name; `null` when that account is gone. */
+                invited_by: string | null;
+                /** @description Whether the address has an account (then accepting needs no name or password). */
+                has_account: boolean;
+            };
+        };
+        Member: {
+            id: components["schemas"]["Uuid"];
+            email: string;
+            name: string;
+            role: components["schemas"]["Role"];
+        };
+        MemberResponse: {
+            data: components["schemas"]["Member"];
+        };
+        MemberList: {
+            data: components["schemas"]["Member"][];
+            next_cursor: null;
+        };
+        ChangeRoleRequest: {
+            role: components["schemas"]["Role"];
+        };
+        /** @enum {string} */
+        InvitationStatus: "pending" | "expired" | "accepted" | "revoked";
+        Invitation: {
+            id: components["schemas"]["Uuid"];
+            email: string;
+            role: components["schemas"]["Role"];
+            status: components["schemas"]["InvitationStatus"];
+            invited_by: components["schemas"]["AccountRef"] | null;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        InvitationResponse: {
+            data: components["schemas"]["Invitation"];
+        };
+        InvitationList: {
+            data: components["schemas"]["Invitation"][];
+            next_cursor: null;
+        };
+        CreateInvitationRequest: {
+            email: string;
+            role: components["schemas"]["Role"];
+        };
+        OfferDomain: {
+            /** @example offers.agency.example */
+            domain: string | null;
+            verified: boolean;
+            verified_at: components["schemas"]["NullableTimestamp"];
+            /** @description The DNS record to create at the domain's DNS provider; `null` without a domain. */
+            record: {
+                /** @example _offerdesk-verify.offers.agency.example */
+                name: string;
+                /** @constant */
+                type: "TXT";
+                /** @example offerdesk-verify=3q2-7wHk */
+                value: string;
+            } | null;
+        };
+        OfferDomainResponse: {
+            data: components["schemas"]["OfferDomain"];
+        };
+        SetOfferDomainRequest: {
+            domain: string | null;
         };
     };
     responses: {
@@ -927,6 +1323,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Accepted. When the address belongs to an account, the mail is on its way; the answer is the
+         *     same when it does not.
+         */
+        MailAccepted: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Failure on the service side; no details. */
         InternalError: {
             headers: {
@@ -949,6 +1356,10 @@ export interface components {
         MailId: string;
         /** @description A delivery of the workspace; any other ID is 404. */
         DeliveryId: string;
+        /** @description The account of a member of the workspace; any other ID is 404. */
+        AccountId: string;
+        /** @description An invitation of the workspace; any other ID is 404. */
+        InvitationId: string;
         /** @description Page size, 1 to 100 (digits only). */
         Limit: number;
         /** @description The `next_cursor` of the previous page, unchanged. */
@@ -1101,6 +1512,171 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMyWorkspaceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MyWorkspaceSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The workspace with your settings. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyWorkspaceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailRequest"];
+            };
+        };
+        responses: {
+            202: components["responses"]["MailAccepted"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailRequest"];
+            };
+        };
+        responses: {
+            202: components["responses"]["MailAccepted"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Password set; signed in. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInWithLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreviewResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Joined and signed in. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1676,6 +2252,277 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description The account of a member of the workspace; any other ID is 404. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description The account of a member of the workspace; any other ID is 404. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description The member with the new role. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open invitations. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation (without its token, which is in the mail only). */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description An invitation of the workspace; any other ID is 404. */
+                invitationId: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked invitation. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOfferDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offer domain. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferDomainResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setOfferDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetOfferDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description The offer domain. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferDomainResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyOfferDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the account is a member of; any other ID (also one of the wrong form) is 404. */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verified offer domain. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferDomainResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

@@ -52,6 +52,12 @@ export interface Config {
   /** Console sign-in attempts per client address in 15 minutes (CONSOLE_SIGN_IN_PER_ADDRESS). */
   signInAttemptsPerAddress: number;
   /**
+   * Emailed sign-in and password-reset links asked for per email address in 15 minutes
+   * (CONSOLE_MAIL_PER_EMAIL); per client address they share CONSOLE_SIGN_IN_PER_ADDRESS's number,
+   * counted apart from password attempts. Lower than sign-in attempts: each one sends a mail.
+   */
+  mailRequestsPerEmail: number;
+  /**
    * Whether OFFERDESK_PUBLIC_URL was set. The `servers` entry of the served OpenAPI document names
    * publicUrl only then, and otherwise the address the document was requested at, so a client
    * generated from a running instance works against it.
@@ -125,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: publicUrl(env.OFFERDESK_PUBLIC_URL, port),
     signInAttemptsPerEmail: integer(env, 'CONSOLE_SIGN_IN_PER_EMAIL', 10, 1, 1_000_000),
     signInAttemptsPerAddress: integer(env, 'CONSOLE_SIGN_IN_PER_ADDRESS', 50, 1, 1_000_000_000),
+    mailRequestsPerEmail: integer(env, 'CONSOLE_MAIL_PER_EMAIL', 5, 1, 1_000_000),
     publicUrlSet: Boolean(env.OFFERDESK_PUBLIC_URL),
     redisUrl,
     redis: loadRedisTimeouts(env),

@@ -4,6 +4,7 @@ import { rawQuery } from '../http/query.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
+import type { TxtResolver } from '../domain/offer-domain.js';
 import { coerceError, type Logger } from '../log.js';
 import { consoleDistDir } from '../paths.js';
 import { loadMasterKey } from '../webhooks/transport/secrets.js';
@@ -25,6 +26,8 @@ export interface ConsoleOptions {
   logger: Logger;
   /** Tests pass a throttle with lower limits; otherwise built from config. */
   throttle?: SignInThrottle;
+  /** DNS TXT lookups of the offer domain's verification; tests answer them; otherwise the system's resolver. */
+  txtResolver?: TxtResolver;
   /** Where the built single-page app is; tests point elsewhere. */
   staticDir?: string;
 }
@@ -37,6 +40,7 @@ export interface ConsoleOptions {
 export async function createConsole(options: ConsoleOptions): Promise<{ router: express.Router; close(): Promise<void> }> {
   const { sql, config, clock, logger } = options;
   const throttle = options.throttle ?? createSignInThrottle(config, logger);
+  const mailThrottle = createSignInThrottle(config, logger, 'mail');
   let masterKey: Buffer | undefined;
   const deps: ConsoleDeps = {
     sql,
@@ -44,6 +48,8 @@ export async function createConsole(options: ConsoleOptions): Promise<{ router: 
     config,
     logger,
     throttle,
+    mailThrottle,
+    txtResolver: options.txtResolver,
     cursors: await loadConsoleCursorCodec(sql),
     // The master key is read (or, in development, created) only when a secret is sealed.
     manage: ({ sealing = false } = {}) => ({
@@ -70,7 +76,7 @@ export async function createConsole(options: ConsoleOptions): Promise<{ router: 
   router.use(consoleStatic(options.staticDir ?? consoleDistDir));
   router.use((_req: Request, res: Response) => sendConsoleError(res, 404, 'not_found', CONSOLE_MESSAGES.not_found));
   router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerUnexpectedError(res, logger, error));
-  return { router, close: () => throttle.close() };
+  return { router, close: async () => void (await Promise.all([throttle.close(), mailThrottle.close()])) };
 }
 
 /** Logged with its cause, answered with the console API's generic 500 body (nothing internal in it). */

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import type { AuditSource } from '../domain/audit.js';
+import type { TxtResolver } from '../domain/offer-domain.js';
 import type { Session } from '../domain/sessions.js';
 import type { Logger } from '../log.js';
 import type { ManagementDeps } from '../webhooks/management/deps.js';
@@ -18,6 +19,10 @@ export interface ConsoleDeps {
   logger: Logger;
   cursors: ConsoleCursorCodec;
   throttle: SignInThrottle;
+  /** Requests for emailed links, counted apart from sign-in attempts (throttle.ts ThrottlePurpose). */
+  mailThrottle: SignInThrottle;
+  /** Offer-domain verification's DNS lookups; undefined: the system's resolver. */
+  txtResolver: TxtResolver | undefined;
   /** Endpoint management deps; `sealing` loads the master key (only adding and rotating need it). */
   manage(options?: { sealing?: boolean }): ManagementDeps;
 }

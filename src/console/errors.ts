@@ -20,6 +20,8 @@ export const CONSOLE_MESSAGES = {
   unauthorized: 'Sign in to continue.',
   invalid_credentials: 'Email or password is wrong.',
   invalid_link: 'This sign-in link is used, expired or unknown. Ask for a new one.',
+  invalid_reset_link: 'This password-reset link is used, expired or unknown. Ask for a new one.',
+  invalid_invitation: 'This invitation is used, revoked, expired or unknown. Ask whoever invited you for a new one.',
   forbidden_role: 'Only owners and admins of this workspace can change it.',
   cross_site: 'Cross-site request refused. Send JSON (Content-Type: application/json) from the console itself.',
   not_found: 'Resource not found.',

@@ -12,6 +12,10 @@ import { auditLogHandlers } from './handlers/audit-log.js';
 import { deliveryHandlers } from './handlers/deliveries.js';
 import { endpointHandlers } from './handlers/endpoints.js';
 import { eventTypeHandlers } from './handlers/event-types.js';
+import { invitationHandlers } from './handlers/invitations.js';
+import { memberHandlers } from './handlers/members.js';
+import { offerDomainHandlers } from './handlers/offer-domain.js';
+import { selfServiceHandlers } from './handlers/self-service.js';
 import { mailboxHandlers } from './handlers/mailbox.js';
 import { sessionHandlers } from './handlers/session.js';
 import { sessionToken } from './session-cookie.js';
@@ -24,6 +28,10 @@ export const CONSOLE_HANDLER_TABLES: ConsoleHandlerTable[] = [
   endpointHandlers,
   auditLogHandlers,
   deliveryHandlers,
+  selfServiceHandlers,
+  memberHandlers,
+  invitationHandlers,
+  offerDomainHandlers,
   mailboxHandlers,
 ];
 

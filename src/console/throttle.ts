@@ -18,6 +18,13 @@ export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 // for guessing) and config.signInAttemptsPerAddress (default 50, IPv6 per /64: an office
 // behind one address).
 
+/**
+ * What a throttle counts: password and link sign-ins (`sign-in`), or requests for an emailed
+ * sign-in or password-reset link (`mail`, per email at config.mailRequestsPerEmail). Each has its
+ * own counters, so asking for mails cannot lock anyone out of password sign-in, nor the reverse.
+ */
+export type ThrottlePurpose = 'sign-in' | 'mail';
+
 export interface SignInThrottle {
   /** Counts one attempt; the seconds to wait when either limit is reached, else null. */
   attempt(input: { email: string | null; address: string | undefined }): Promise<number | null>;
@@ -29,12 +36,14 @@ export interface SignInThrottle {
 }
 
 export function createSignInThrottle(
-  config: Pick<Config, 'redisUrl' | 'signInAttemptsPerEmail' | 'signInAttemptsPerAddress'> & Partial<Pick<Config, 'redis'>>,
+  config: Pick<Config, 'redisUrl' | 'signInAttemptsPerEmail' | 'signInAttemptsPerAddress'> &
+    Partial<Pick<Config, 'redis' | 'mailRequestsPerEmail'>>,
   logger: Logger,
+  purpose: ThrottlePurpose = 'sign-in',
 ): SignInThrottle {
   let connection: RedisConnection | undefined;
   if (config.redisUrl) {
-    connection = connectRedis(config.redisUrl, config.redis ?? loadConfig({}).redis, logger, 'sign-in throttle');
+    connection = connectRedis(config.redisUrl, config.redis ?? loadConfig({}).redis, logger, `${purpose} throttle`);
   }
   const redis = connection?.client;
   const limiter = (keyPrefix: string, points: number): RateLimiterAbstract => {
@@ -48,8 +57,11 @@ export function createSignInThrottle(
       insuranceLimiter: memory,
     });
   };
-  const perEmail = limiter('signin-email', config.signInAttemptsPerEmail);
-  const perAddress = limiter('signin-ip', config.signInAttemptsPerAddress);
+  // The sign-in counters keep the key prefixes they had before mail requests were counted.
+  const prefix = purpose === 'sign-in' ? 'signin' : 'mail';
+  const perEmailLimit = purpose === 'sign-in' ? config.signInAttemptsPerEmail : (config.mailRequestsPerEmail ?? config.signInAttemptsPerEmail);
+  const perEmail = limiter(`${prefix}-email`, perEmailLimit);
+  const perAddress = limiter(`${prefix}-ip`, config.signInAttemptsPerAddress);
 
   const consume = async (target: RateLimiterAbstract, key: string): Promise<number | null> => {
     try {

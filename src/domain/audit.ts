@@ -25,8 +25,14 @@ export const AUDIT_ACTIONS = [
   'member.added',
   'member.role_changed',
   'member.removed',
+  'invitation.created',
+  'invitation.revoked',
+  'invitation.accepted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** How a session started: password, sign-in link, password-reset link, or accepted invitation. */
+export type SignInMethod = 'password' | 'link' | 'password_reset' | 'invitation';
 
 /** Through what an account acted, and from which client address when known. */
 export interface AuditSource {
@@ -65,7 +71,7 @@ export async function writeAudit(tx: Queryable, entry: AuditWrite): Promise<void
 /** A sign-in is recorded in every workspace the account belongs to (set-based, one statement). */
 export async function writeSignInAudit(
   tx: Queryable,
-  entry: { accountId: string; via: AuditSource; method: 'password' | 'link'; at: Date },
+  entry: { accountId: string; via: AuditSource; method: SignInMethod; at: Date },
 ): Promise<void> {
   await tx`
     insert into audit_entries (workspace_id, actor_account_id, actor_label, action, details, ip, created_at)

@@ -53,11 +53,19 @@ async function requireAnotherOwner(tx: Sql, workspaceId: string, accountId: stri
   if (others!.owners === 0) throw invalidInput(`account ${accountId} is the last owner of workspace ${workspaceId}`);
 }
 
-/** Adds an account to a workspace, or changes its role there. */
-export async function addMember(sql: Sql, clock: Clock, input: ActingInput & { role: Role }): Promise<MemberChange> {
+/**
+ * Adds an account to a workspace, or changes its role there. With `existingOnly` (the console's
+ * role change) an account that is not a member is not_found instead of added.
+ */
+export async function addMember(
+  sql: Sql,
+  clock: Clock,
+  input: ActingInput & { role: Role; existingOnly?: boolean },
+): Promise<MemberChange> {
   const role = requireRoleName(input.role);
   return sql.begin(async (tx) => {
     const { workspaceId, accountId, actorRole, current } = await lockAndCheck(tx as unknown as Sql, input);
+    if (current === null && input.existingOnly) throw notFound(`member ${accountId} of workspace ${workspaceId}`);
     if (actorRole === 'admin' && (role === 'owner' || current === 'owner')) {
       throw forbidden(`an admin cannot make an owner or change an owner's role; ask an owner of workspace ${workspaceId}`);
     }

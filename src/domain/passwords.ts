@@ -34,6 +34,27 @@ export function requirePassword(password: unknown): string {
   return password;
 }
 
+/** The argon2id hash of a new password, after its length is checked (before any transaction: it takes a while). */
+export async function hashNewPassword(password: unknown): Promise<string> {
+  return hash(requirePassword(password), ARGON2);
+}
+
+/**
+ * Stores a hashed password in the caller's transaction and ends the account's sessions except
+ * `keepSessionId`; not_found for an unknown account.
+ */
+export async function writePassword(
+  tx: Queryable,
+  input: { accountId: string; passwordHash: string; keepSessionId: string | null; at: Date },
+): Promise<number> {
+  const rows = await tx`
+    update accounts set password_hash = ${input.passwordHash}, password_changed_at = ${input.at}
+     where id = ${input.accountId}::uuid
+    returning id`;
+  if (rows.length === 0) throw notFound(`account ${input.accountId}`);
+  return endOtherSessions(tx, { accountId: input.accountId, keepSessionId: input.keepSessionId });
+}
+
 /**
  * Sets (or changes) an account's password and ends the account's sessions, except
  * `keepSessionId` (the session that changed it, when changed from the console).
@@ -44,15 +65,9 @@ export async function setPassword(
   input: { accountId: string; password: string; keepSessionId?: string | null },
 ): Promise<{ accountId: string; endedSessions: number }> {
   const accountId = requireUuid(input.accountId, `account ${String(input.accountId)}`);
-  const passwordHash = await hash(requirePassword(input.password), ARGON2);
+  const passwordHash = await hashNewPassword(input.password);
   return sql.begin(async (tx) => {
-    const now = clock.now();
-    const rows = await tx`
-      update accounts set password_hash = ${passwordHash}, password_changed_at = ${now}
-       where id = ${accountId}::uuid
-      returning id`;
-    if (rows.length === 0) throw notFound(`account ${accountId}`);
-    const endedSessions = await endOtherSessions(tx, { accountId, keepSessionId: input.keepSessionId ?? null });
+    const endedSessions = await writePassword(tx, { accountId, passwordHash, keepSessionId: input.keepSessionId ?? null, at: clock.now() });
     return { accountId, endedSessions };
   }) as Promise<{ accountId: string; endedSessions: number }>;
 }

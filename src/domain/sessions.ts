@@ -1,7 +1,7 @@
 import { HOUR, MINUTE, type Clock } from '../clock.js';
 import type { Queryable, Sql } from '../db/connect.js';
 import type { Account } from './accounts.js';
-import { writeSignInAudit, type AuditSource } from './audit.js';
+import { writeSignInAudit, type AuditSource, type SignInMethod } from './audit.js';
 import { hashToken, newToken } from './sign-in-links.js';
 
 /**
@@ -24,7 +24,7 @@ export interface Session {
 export async function createSession(
   sql: Sql,
   clock: Clock,
-  input: { accountId: string; via: AuditSource; userAgent: string | null; method: 'password' | 'link' },
+  input: { accountId: string; via: AuditSource; userAgent: string | null; method: SignInMethod },
 ): Promise<{ token: string; sessionId: string }> {
   const token = newToken();
   const now = clock.now();

@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
+import type { TxtResolver } from '../domain/offer-domain.js';
 import type { ServerClasses } from '../http-server.js';
 import { CONSOLE_PATH, createConsole } from '../console/app.js';
 import { coerceError, type Logger } from '../log.js';
@@ -29,6 +30,8 @@ export interface AppDeps {
   limits?: RateLimits;
   /** The webhook worker of this process for /readyz, looked up per request (it starts later). */
   worker?: () => WorkerProgress | undefined;
+  /** The offer domain's DNS TXT lookups; tests answer them, otherwise the system's resolver. */
+  txtResolver?: TxtResolver;
 }
 
 /**
@@ -42,7 +45,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   const cursors = await loadCursorCodec(sql);
   const publicUrl = config.publicUrlSet ? config.publicUrl : undefined;
   const { api } = createOperations({ sql, clock, cursors, limits, logger, publicUrl });
-  const consoleApp = await createConsole({ sql, config, clock, logger });
+  const consoleApp = await createConsole({ sql, config, clock, logger, txtResolver: deps.txtResolver });
 
   const app = express();
   // The server makes its requests and responses with these (src/server.ts, request-classes.ts).

@@ -90,6 +90,8 @@ export interface ConsoleWorld {
   signInLink(person: Person): Promise<string>;
   /** Fans out and attempts everything due now, as the worker would. */
   deliverDue(): Promise<void>;
+  /** The DNS TXT records the offer-domain verification finds, by name (no real DNS in tests). */
+  dnsTxt: Map<string, string[][]>;
 }
 
 async function freePort(): Promise<number> {
@@ -140,7 +142,16 @@ export function useConsoleWorld(): ConsoleWorld {
     });
     // OFFERDESK_TEST_LOG=error shows the service's log lines of a failing browser test.
     const logger = createLogger(process.env.OFFERDESK_TEST_LOG ?? 'silent');
-    const app = await createApp({ sql: db.sql, config, clock, logger });
+    const dnsTxt = new Map<string, string[][]>();
+    world.dnsTxt = dnsTxt;
+    const txtResolver = {
+      async resolveTxt(name: string) {
+        const records = dnsTxt.get(name);
+        if (!records) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+        return records;
+      },
+    };
+    const app = await createApp({ sql: db.sql, config, clock, logger, txtResolver });
     closeApp = app.close;
     server = createServer(app.app);
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -163,7 +163,7 @@ describe('operations that need only a session', () => {
 
   it('getMe lists exactly the workspaces of the account with its role in each', async () => {
     const me = await world.member.client.call('GET', '/me');
-    expect(me.body.data.workspaces).toEqual([{ id: world.workspaceId, name: expect.any(String), role: 'member' }]);
+    expect(me.body.data.workspaces).toEqual([{ id: world.workspaceId, name: expect.any(String), role: 'member' , endpoint_notices: true}]);
     const outsider = await world.outsider.client.call('GET', '/me');
     expect(outsider.body.data.workspaces.map((w: { id: string }) => w.id)).toEqual([world.outsiderWorkspaceId]);
   });

@@ -4,7 +4,8 @@ import { createApp } from '../../src/service/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createHttpServer } from '../../src/http-server.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import type { TxtResolver } from '../../src/domain/offer-domain.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
 import type { WorkerProgress } from '../../src/webhooks/engine/worker.js';
 import { freshDatabase, type TestDatabase } from './database.js';
@@ -35,13 +36,25 @@ export async function startTestApi(
     limits?: RateLimits;
     /** The in-process webhook worker /readyz reports on. */
     worker?: () => WorkerProgress | undefined;
+    /** The service's logger; tests that read the log lines pass one writing to their own stream. */
+    logger?: Logger;
+    /** Answers to the offer domain's DNS TXT lookups. */
+    txtResolver?: TxtResolver;
   } = {},
 ): Promise<TestApi> {
   const db = options.db ?? (await freshDatabase());
   const clock = options.clock ?? new ManualClock('2026-03-01T12:00:00.000Z');
   const config = loadConfig({ ...options.env });
-  const logger = createLogger('silent');
-  const { app, classes, close } = await createApp({ sql: db.sql, config, clock, logger, limits: options.limits, worker: options.worker });
+  const logger = options.logger ?? createLogger('silent');
+  const { app, classes, close } = await createApp({
+    sql: db.sql,
+    config,
+    clock,
+    logger,
+    limits: options.limits,
+    worker: options.worker,
+    txtResolver: options.txtResolver,
+  });
   // The HTTP server `serve` runs (src/server.ts): its limits, and its requests made as the app's classes.
   const server: Server = createHttpServer(app, config.http, classes);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,12 +3,16 @@ import { useMe } from './api/queries';
 import { ListState } from './common/ListState';
 import { NotFoundState } from './common/NotFoundState';
 import { patterns, to } from './routes';
+import { AcceptInvitation } from './scenes/AcceptInvitation';
 import { Account } from './scenes/Account';
 import { ApiKeys } from './scenes/ApiKeys';
 import { AuditLog } from './scenes/AuditLog';
 import { Delivery } from './scenes/Delivery';
 import { Deliveries } from './scenes/Deliveries';
 import { Endpoints } from './scenes/Endpoints';
+import { Members } from './scenes/Members';
+import { ResetPassword } from './scenes/ResetPassword';
+import { Settings } from './scenes/Settings';
 import { Mailbox, MailboxMail } from './scenes/Mailbox';
 import { Shell } from './scenes/Shell';
 import { SignIn } from './scenes/SignIn';
@@ -18,6 +22,8 @@ export function App() {
   return (
     <Switch>
       <Route path={patterns.signIn} component={SignIn} />
+      <Route path={patterns.resetPassword} component={ResetPassword} />
+      <Route path={patterns.invitation} component={AcceptInvitation} />
       <Route path={patterns.mailbox} component={Mailbox} />
       <Route path={patterns.mailboxMail} component={MailboxMail} />
       <Route>
@@ -50,6 +56,8 @@ function SignedIn() {
         <Route path={patterns.delivery} component={Delivery} />
         <Route path={patterns.deliveries} component={Deliveries} />
         <Route path={patterns.auditLog} component={AuditLog} />
+        <Route path={patterns.members} component={Members} />
+        <Route path={patterns.settings} component={Settings} />
         <Route path={patterns.account} component={Account} />
         <Route>
           <NotFoundState what="page" />
@@ -64,8 +72,8 @@ function NoWorkspace() {
     <section>
       <h1 tabIndex={-1}>No workspace yet</h1>
       <p>
-        Your account is not a member of any workspace. Ask an owner to add you, or have an operator
-        create one with <code>offerdesk workspace create</code>.
+        Your account is not a member of any workspace. Ask an owner or admin of one to invite you, or
+        have an operator create one with <code>offerdesk workspace create</code>.
       </p>
     </section>
   );

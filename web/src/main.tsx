@@ -19,7 +19,8 @@ function onApiError(error: unknown) {
 }
 
 const queryClient: QueryClient = new QueryClient({
-  queryCache: new QueryCache({ onError: onApiError }),
+  // A query may answer 401 as its own answer (meta.ownUnauthorized: an invitation link refused).
+  queryCache: new QueryCache({ onError: (error, query) => !query.meta?.ownUnauthorized && onApiError(error) }),
   // A mutation may answer 401 for a wrong current password (meta.ownUnauthorized): not an ended session.
   mutationCache: new MutationCache({ onError: (error, _v, _c, mutation) => !mutation.meta?.ownUnauthorized && onApiError(error) }),
   defaultOptions: {

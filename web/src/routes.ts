@@ -4,12 +4,16 @@
  */
 export const patterns = {
   signIn: '/sign-in',
+  resetPassword: '/reset-password',
+  invitation: '/invitation',
   home: '/',
   apiKeys: '/w/:workspaceId/api-keys',
   endpoints: '/w/:workspaceId/endpoints',
   deliveries: '/w/:workspaceId/deliveries',
   delivery: '/w/:workspaceId/deliveries/:deliveryId',
   auditLog: '/w/:workspaceId/audit-log',
+  members: '/w/:workspaceId/members',
+  settings: '/w/:workspaceId/settings',
   account: '/account',
   mailbox: '/mailbox',
   mailboxMail: '/mailbox/:mailId',
@@ -26,6 +30,9 @@ export const to = {
   },
   delivery: (ws: string, id: string) => `/w/${ws}/deliveries/${id}`,
   auditLog: (ws: string) => `/w/${ws}/audit-log`,
+  members: (ws: string) => `/w/${ws}/members`,
+  settings: (ws: string) => `/w/${ws}/settings`,
+  resetPassword: () => '/reset-password',
   account: () => '/account',
   mailbox: () => '/mailbox',
   mailboxMail: (id: string) => `/mailbox/${id}`,
@@ -37,4 +44,6 @@ export const sections = [
   { label: 'Delivery log', path: (ws: string) => to.deliveries(ws) },
   { label: 'API keys', path: to.apiKeys },
   { label: 'Audit log', path: to.auditLog },
+  { label: 'Members', path: to.members },
+  { label: 'Settings', path: to.settings },
 ] as const;

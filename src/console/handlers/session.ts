@@ -1,5 +1,7 @@
 import type { Sql } from '../../db/connect.js';
 import type { Account, Role } from '../../domain/accounts.js';
+import type { SignInMethod } from '../../domain/audit.js';
+import { setEndpointNotices } from '../../domain/endpoint-notices.js';
 import { DomainError } from '../../domain/errors.js';
 import { checkCurrentPassword, setPassword, verifyPassword } from '../../domain/passwords.js';
 import { createSession, endSession } from '../../domain/sessions.js';
@@ -8,18 +10,18 @@ import { sendEmpty, sendJson } from '../../http/respond.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
 import { CONSOLE_MESSAGES, ConsoleRefusal, refuse, sentence } from '../errors.js';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
-import { body } from './paging.js';
+import { body, pathParam } from './paging.js';
 
 /** Sign-in, sign-out, the signed-in account (console-api.yaml tag "Session"). */
 
 export interface Me {
   account: Account;
-  workspaces: { id: string; name: string; role: Role }[];
+  workspaces: { id: string; name: string; role: Role; endpoint_notices: boolean }[];
 }
 
 export async function me(sql: Sql, account: Account): Promise<Me> {
-  const workspaces = await sql<{ id: string; name: string; role: Role }[]>`
-    select w.id, w.name, m.role
+  const workspaces = await sql<Me['workspaces']>`
+    select w.id, w.name, m.role, m.endpoint_notices
       from memberships m
       join workspaces w on w.id = m.workspace_id
      where m.account_id = ${account.id}::uuid
@@ -27,15 +29,17 @@ export async function me(sql: Sql, account: Account): Promise<Me> {
   return { account: { id: account.id, email: account.email, name: account.name }, workspaces: [...workspaces] };
 }
 
-async function throttled(request: ConsoleRequest, email: string | null): Promise<void> {
-  const wait = await request.deps.throttle.attempt({ email, address: request.req.ip });
+/** Counts one attempt on `throttle` (sign-in attempts by default); 429 with Retry-After over its limit. */
+export async function throttled(request: ConsoleRequest, email: string | null, throttle = request.deps.throttle): Promise<void> {
+  const wait = await throttle.attempt({ email, address: request.req.ip });
   if (wait !== null) {
     request.res.set('Retry-After', String(wait));
     throw new ConsoleRefusal(429, 'rate_limited', CONSOLE_MESSAGES.rate_limited);
   }
 }
 
-async function startSession(request: ConsoleRequest, account: Account, method: 'password' | 'link'): Promise<void> {
+/** Starts a session for `account`, sets its cookie and answers 200 with the signed-in account. */
+export async function startSession(request: ConsoleRequest, account: Account, method: SignInMethod): Promise<void> {
   const { deps, req, res } = request;
   const session = await createSession(deps.sql, deps.clock, {
     accountId: account.id,
@@ -96,4 +100,14 @@ async function changePassword(request: ConsoleRequest): Promise<void> {
   sendEmpty(request.res, 204);
 }
 
-export const sessionHandlers: ConsoleHandlerTable = { signIn, signInWithLink, signOut, getMe, changePassword };
+async function updateMyWorkspaceSettings(request: ConsoleRequest): Promise<void> {
+  const { endpoint_notices: on } = body<{ endpoint_notices: boolean }>(request);
+  const workspace = await setEndpointNotices(request.deps.sql, {
+    workspaceId: pathParam(request, 'workspaceId'),
+    accountId: signedIn(request).account.id,
+    on,
+  });
+  sendJson(request.res, 200, { data: workspace });
+}
+
+export const sessionHandlers: ConsoleHandlerTable = { signIn, signInWithLink, signOut, getMe, changePassword, updateMyWorkspaceSettings };

@@ -16,6 +16,10 @@ export type DeliveryDetail = Schemas['DeliveryDetail'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type EventType = Schemas['EventType'];
 export type DeliveryStatus = Delivery['status'];
+export type Member = Schemas['Member'];
+export type Invitation = Schemas['Invitation'];
+export type OfferDomain = Schemas['OfferDomain'];
+export type Role = Schemas['Role'];
 export type ConsoleConfig = Schemas['ConsoleConfigResponse']['data'];
 export type MailboxEntry = Schemas['MailboxEntry'];
 export type MailboxMail = Schemas['MailboxMailResponse']['data'];
@@ -28,6 +32,9 @@ export const keys = {
   deliveries: (ws: string) => ['workspace', ws, 'deliveries'],
   delivery: (ws: string, id: string) => ['workspace', ws, 'delivery', id],
   auditLog: (ws: string) => ['workspace', ws, 'audit-log'],
+  members: (ws: string) => ['workspace', ws, 'members'],
+  invitations: (ws: string) => ['workspace', ws, 'invitations'],
+  offerDomain: (ws: string) => ['workspace', ws, 'offer-domain'],
 };
 
 /** The signed-in account, or null when there is no session (401 is an answer here, not an error). */
@@ -150,4 +157,26 @@ export function useAuditLog(ws: string) {
   return usePages(keys.auditLog(ws), (cursor) =>
     call(api.GET('/workspaces/{workspaceId}/audit-log', { params: { path: { workspaceId: ws }, query: { cursor } } })),
   );
+}
+
+/** Members and open invitations are each one page (console-api.yaml listMembers, listInvitations). */
+export function useMembers(ws: string) {
+  return useQuery({
+    queryKey: keys.members(ws),
+    queryFn: async () => (await call(api.GET('/workspaces/{workspaceId}/members', { params: { path: { workspaceId: ws } } }))).data,
+  });
+}
+
+export function useInvitations(ws: string) {
+  return useQuery({
+    queryKey: keys.invitations(ws),
+    queryFn: async () => (await call(api.GET('/workspaces/{workspaceId}/invitations', { params: { path: { workspaceId: ws } } }))).data,
+  });
+}
+
+export function useOfferDomain(ws: string) {
+  return useQuery({
+    queryKey: keys.offerDomain(ws),
+    queryFn: async () => (await call(api.GET('/workspaces/{workspaceId}/offer-domain', { params: { path: { workspaceId: ws } } }))).data,
+  });
 }

@@ -3,11 +3,15 @@ import { useContext, useState, type FormEvent } from 'react';
 import { api, call, ApiError, errorMessage } from '../api/client';
 import { PageHeading } from '../common/PageHeading';
 import { MeContext } from '../session';
+import { EndpointNotices } from './EndpointNotices';
 
 /** Minimum length of a password (console-api.yaml changePassword). */
 const MIN_PASSWORD = 10;
 
-/** The signed-in account: who it is, and "Change password" (which ends its other sessions). */
+/**
+ * The signed-in account: who it is, "Change password" (which ends its other sessions), and the
+ * endpoint health mails per workspace.
+ */
 export function Account() {
   const me = useContext(MeContext);
   const [current, setCurrent] = useState('');
@@ -67,6 +71,7 @@ export function Account() {
           </button>
         </div>
       </form>
+      <EndpointNotices />
     </section>
   );
 }

@@ -22,6 +22,9 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'member.added': 'added a member',
   'member.role_changed': "changed a member's role",
   'member.removed': 'removed a member',
+  'invitation.created': 'invited someone',
+  'invitation.revoked': 'revoked an invitation',
+  'invitation.accepted': 'accepted an invitation',
 };
 
 /** Every management change and sign-in of the workspace: who, what, when, from where. */

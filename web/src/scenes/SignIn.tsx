@@ -1,14 +1,18 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Redirect, useLocation, useSearch } from 'wouter';
+import { Link, Redirect, useLocation, useSearch } from 'wouter';
 import { api, call, errorMessage, ApiError } from '../api/client';
 import { ME_KEY, type Me } from '../api/queries';
+import { useFragmentToken } from '../common/fragmentToken';
+import { to } from '../routes';
+import { EmailLinkStatus, useEmailLink } from './EmailLinkRequest';
 import { MailNote } from '../common/MailNote';
 
 /**
  * Sign in with email and password, or with a one-time link `/console/sign-in#token=...`: the
  * token is in the fragment so it never reaches a log or a Referer; the page sends it once and
- * removes it from the address bar.
+ * removes it from the address bar. "Email me a sign-in link" mails such a link to the address
+ * typed; "Forgot your password?" leads to the reset by emailed link.
  */
 export function SignIn() {
   const queryClient = useQueryClient();
@@ -31,19 +35,26 @@ export function SignIn() {
     onSuccess: signedIn,
   });
 
-  // A link's token is single use: send it once even when React runs effects twice (StrictMode).
-  const sent = useRef(false);
+  // A link's token is single use: send each token once, even when React runs effects twice (StrictMode).
+  const token = useFragmentToken();
+  const sent = useRef<string | null>(null);
   useEffect(() => {
-    const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
-    if (!token || sent.current) return;
-    sent.current = true;
-    history.replaceState(history.state, '', window.location.pathname + window.location.search);
+    if (!token || sent.current === token) return;
+    sent.current = token;
     withLink.mutate(token);
-  }, [withLink]);
+  }, [token, withLink]);
 
   function submit(event: FormEvent) {
     event.preventDefault();
     withPassword.mutate();
+  }
+
+  // "Email me a sign-in link" uses the address typed above; the form's own check says when it is missing.
+  const emailField = useRef<HTMLInputElement>(null);
+  const emailLink = useEmailLink('sign-in');
+  function askForLink() {
+    if (!emailField.current?.reportValidity()) return;
+    emailLink.mutate(email.trim());
   }
 
   const heading = useRef<HTMLHeadingElement>(null);
@@ -52,7 +63,7 @@ export function SignIn() {
   // Already signed in in this tab (a bookmark, the back button): straight on, unless a link is
   // being used (it may be another account's).
   const known = queryClient.getQueryData<Me | null>(ME_KEY);
-  if (known && !sent.current && !window.location.hash.includes('token=')) return <Redirect to={next} replace />;
+  if (known && token === null && sent.current === null) return <Redirect to={next} replace />;
 
   return (
     <main id="main" className="centered">
@@ -72,7 +83,15 @@ export function SignIn() {
         ) : null}
         <form onSubmit={submit} noValidate={false}>
           <label htmlFor="email">Email</label>
-          <input id="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            id="email"
+            ref={emailField}
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
           <label htmlFor="password">Password</label>
           <input
             id="password"
@@ -91,9 +110,14 @@ export function SignIn() {
             {withPassword.isPending ? 'Signing in…' : 'Sign in'}
           </button>
         </form>
-        <p className="hint">
-          No password yet? An operator can send you a one-time link: <code>offerdesk account sign-in-link --email you@example.com</code>
-        </p>
+        <div className="other-ways">
+          <button type="button" onClick={askForLink} disabled={emailLink.isPending}>
+            {emailLink.isPending ? 'Sending…' : 'Email me a sign-in link'}
+          </button>
+          <Link href={to.resetPassword()}>Forgot your password?</Link>
+        </div>
+        <EmailLinkStatus request={emailLink} what="a sign-in link" />
+        <p className="hint">No password? The sign-in link signs you in without one.</p>
         <MailNote />
       </section>
     </main>
