@@ -18,7 +18,7 @@ import { claimDeliveries, type ClaimedDelivery } from '../sql/claimDeliveries.js
 import { readDevListenTargets } from '../sql/devListen.js';
 import { lockEndpointForOutcome } from '../sql/lockEndpointForOutcome.js';
 import { markFailedFinally } from '../sql/markFailedFinally.js';
-import { pauseEndpoint } from '../sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../sql/markEndpointPaused.js';
 import { readOfferDomains } from '../sql/readOfferDomains.js';
 import { recordAttempt } from '../sql/recordAttempt.js';
 import { releaseClaim } from '../sql/releaseClaim.js';
@@ -119,7 +119,7 @@ export async function attemptDelivery(
     if (countsForStreak) {
       const streak = await addFinalFailure(tx, { endpointId: claimed.endpoint_id, now: finishedAt });
       if (streak >= FAILURES_IN_A_ROW_TO_PAUSE) {
-        endpointPaused = (await pauseEndpoint(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' })).paused;
+        endpointPaused = (await markEndpointPaused(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' })).paused;
         if (endpointPaused) {
           await writeAudit(tx, {
             workspaceId: claimed.workspace_id,

@@ -4,7 +4,7 @@ import { DomainError } from '../../../src/domain/errors.js';
 import { resendDelivery, showDelivery } from '../../../src/webhooks/management/delivery-log.js';
 import { showEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { MAX_RESENDS } from '../../../src/webhooks/engine/policy.js';
-import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
 import {
   FAIL,
   OK,
@@ -91,7 +91,7 @@ describe('resend from the delivery log', () => {
 
   it('refuses to resend to a paused endpoint', async () => {
     const { ws, ep, deliveryId } = await failedDelivery();
-    await pauseEndpoint(f.sql, { endpointId: ep.id, now: f.clock.now() });
+    await markEndpointPaused(f.sql, { endpointId: ep.id, now: f.clock.now() });
     await expect(resendDelivery(f.manage, { deliveryId, actorId: ws.ownerId })).rejects.toThrow(/paused/);
   });
 

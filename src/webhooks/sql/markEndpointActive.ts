@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/connect.js';
  * Active again with a fresh streak. Nothing is back-filled: events that occurred while paused
  * were never turned into deliveries for it (SPEC.md "Events" rule 7).
  */
-export async function resumeEndpoint(sql: Queryable, input: { endpointId: string; now: Date }): Promise<boolean> {
+export async function markEndpointActive(sql: Queryable, input: { endpointId: string; now: Date }): Promise<boolean> {
   const rows = await sql`
     update webhook_endpoints
        set state = 'active', failure_streak = 0, paused_at = null, paused_reason = null, updated_at = ${input.now}
