@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resendDelivery } from '../../src/webhooks/management/delivery-log.js';
+import { resendDelivery } from '../../src/webhooks/management/resend.js';
 import { markEndpointPaused } from '../../src/webhooks/sql/markEndpointPaused.js';
 import { consoleWorld, type ConsoleWorld, useConsoleApi } from './helpers.js';
 
@@ -54,7 +54,7 @@ describe('audit entries of console changes', () => {
       update webhook_deliveries set status = 'failed', finished_at = ${ctx.api.clock.now()}, next_attempt_at = null
        where id = ${test.body.data.delivery_id}::uuid`;
     await resendDelivery(
-      { sql: ctx.api.db.sql, clock: ctx.api.clock, config: ctx.api.config.webhooks, masterKey: Buffer.alloc(0) },
+      { sql: ctx.api.db.sql, clock: ctx.api.clock, config: ctx.api.config.webhooks },
       { deliveryId: test.body.data.delivery_id, actorId: owner.id, via: { label: 'console', ip: '127.0.0.1' } },
     );
     tick();

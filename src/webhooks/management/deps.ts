@@ -6,7 +6,7 @@ import { loadMasterKeys } from '../transport/secrets.js';
 
 /**
  * What endpoint management and the delivery log need (SPEC.md "Webhook endpoint management"): its
- * own file, so management.ts, delivery-log.ts and endpoint-address.ts share it without importing
+ * own file, so endpoints.ts, delivery-log.ts, resend.ts and endpoint-address.ts share it without importing
  * each other.
  */
 export interface ManagementDeps {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR } from '../../../src/clock.js';
-import { listDeliveries } from '../../../src/webhooks/management/delivery-log.js';
+import { endpointDeliveries } from './log-helpers.js';
 import { resumeEndpoint, showEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
 import {
@@ -32,7 +32,7 @@ describe('pause after 5 final failures in a row (SPEC.md "Delivery, retries, pau
     expect(shown.state).toBe('paused');
     expect(shown.failure_streak).toBe(5);
     expect(await statusCounts(f.sql, ep.id)).toEqual({ failed: 5, cancelled: 1 });
-    const [cancelled] = await listDeliveries(f.manage, { endpointId: ep.id, status: 'cancelled' });
+    const [cancelled] = await endpointDeliveries(f, ep.id, 'cancelled');
     expect(cancelled!.failure_reason).toBe('endpoint_paused');
   });
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR } from '../../../src/clock.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { resendDelivery } from '../../../src/webhooks/management/delivery-log.js';
 import { MAX_RESENDS } from '../../../src/webhooks/engine/policy.js';
-import { previewResendFailed, resendFailed } from '../../../src/webhooks/management/resend-failed.js';
+import { previewResendFailed, resendDelivery, resendFailed } from '../../../src/webhooks/management/resend.js';
 import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
 import { seedDeliveryLog } from '../../../scripts/bench/delivery-log/seed.js';
 import { FAIL, OK, endpoint, memberOf, runSchedulesToEnd, sentOffer, statusCounts, useEngineFixture, workspace } from './helpers.js';
