@@ -35,8 +35,8 @@ export const MAX_TEST_EVENTS_PER_WINDOW = 10;
 export const TEST_EVENT_WINDOW_MS = 10 * MINUTE;
 /** SPEC.md "Webhook limits": delivery log retention. */
 export const DELIVERY_LOG_RETENTION_MS = 30 * DAY;
-/** SPEC.md "Outgoing webhook request": "The body is at most 64 KiB." */
-export const MAX_BODY_BYTES = 64 * 1024;
+/** SPEC.md "Outgoing webhook request": "The body is at most 64 KiB." (the sender's limit, and what `offerdesk listen` accepts) */
+export const MAX_WEBHOOK_BODY_BYTES = 64 * 1024;
 /** SPEC.md "Webhook limits": deliveries started per minute per workspace, over a fixed window this long. */
 export const START_RATE_WINDOW_MS = 1 * MINUTE;
 
