@@ -11,7 +11,7 @@ import {
 } from './policy.js';
 import { CLAIM_WORKSPACES } from './round-robin.js';
 import { WORKER_LOCK_CLASS } from './liveness.js';
-import { openSecret, SecretUnavailableError } from '../transport/secrets.js';
+import { openSecret, SecretUnavailableError } from '../../sealing/secrets.js';
 import type { AttemptOutcome } from '../transport/sender.js';
 import { addFinalFailure } from '../sql/addFinalFailure.js';
 import { claimDeliveries, type ClaimedDelivery } from '../sql/claimDeliveries.js';

@@ -7,9 +7,9 @@ import { createWebhookEngine } from './engine.js';
 import { claimWhenFreeSlots, JOBS_CHECK_INTERVAL_MS, longestWaitForSlotMs, POLL_INTERVAL_MS } from './policy.js';
 import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { releaseClaim } from '../sql/releaseClaim.js';
-import { checkMasterKeys } from '../transport/key-check.js';
+import { checkMasterKeys } from '../../sealing/key-check.js';
 import { holdWorkerLiveness } from './liveness.js';
-import { loadMasterKeys, type MasterKeys } from '../transport/secrets.js';
+import { loadMasterKeys, type MasterKeys } from '../../sealing/master-keys.js';
 import { createWebhookSender, RESPONSE_TIMEOUT_MS, type WebhookSender } from '../transport/sender.js';
 
 /** Channel notified by a trigger whenever a product action commits outbox rows. */

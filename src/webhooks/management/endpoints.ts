@@ -15,7 +15,7 @@ import {
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
 } from '../engine/policy.js';
-import { generateEndpointSecret, sealSecret, SECRET_KEY_BYTES } from '../transport/secrets.js';
+import { generateEndpointSecret, sealSecret, SECRET_KEY_BYTES } from '../../sealing/secrets.js';
 import type { ManagementDeps } from './deps.js';
 import { toEndpointView, type EndpointView } from './endpoint-view.js';
 import { secretKey } from '../transport/signing.js';
