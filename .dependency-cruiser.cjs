@@ -7,7 +7,8 @@
  * mounts api, console, docs and health; server.ts, http-server.ts). http/ is the plumbing api and
  * console share (answers, the query string, the client address, openapi-backend's setup, sealed
  * cursors, the served document), under both. seed may import domain and db. sealing (the master
- * keys and the sealed endpoint secrets) sits on db, under webhooks, cli and console. An import may only
+ * keys and the sealed endpoint secrets) sits on db, under webhooks, cli and console; jobs (the
+ * periodic jobs the worker runs) sit on domain and db, under webhooks. An import may only
  * point down (or to a shared leaf: clock, log, paths, config, redis, exhaustive, port-probe),
  * never up, never sideways between neighbours, never in a circle.
  *
@@ -25,6 +26,7 @@ const DOMAIN = '^src/domain/';
 const DB = '^src/db/';
 const SEED = '^src/seed/';
 const SEALING = '^src/sealing/';
+const JOBS = '^src/jobs/';
 const CONTRACT = '^src/contract[.]ts$|^generated/';
 const LEAVES = '^src/(clock|log|paths|config|redis|exhaustive|port-probe)[.]ts$|^src/config/';
 const any = (...patterns) => patterns.join('|');
@@ -47,12 +49,14 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    forbidUp('db-imports-up', DB, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, TOP, CONTRACT), 'db is the bottom layer'),
-    forbidUp('sealing-imports-up', SEALING, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP), 'sealing (master keys, sealed secrets) may import db only'),
+    forbidUp('db-imports-up', DB, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, JOBS, TOP, CONTRACT), 'db is the bottom layer'),
+    forbidUp('jobs-import-up', JOBS, any(READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, TOP), 'periodic jobs may import domain and db'),
+    forbidContractCode('jobs-import-contract-code', JOBS),
+    forbidUp('sealing-imports-up', SEALING, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, JOBS, TOP), 'sealing (master keys, sealed secrets) may import db only'),
     forbidContractCode('sealing-imports-contract-code', SEALING),
-    forbidUp('domain-imports-up', DOMAIN, any(READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, TOP), 'domain may import db only'),
+    forbidUp('domain-imports-up', DOMAIN, any(READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, JOBS, TOP), 'domain may import db only'),
     forbidContractCode('domain-imports-contract-code', DOMAIN),
-    forbidUp('read-model-imports-up', READ_MODEL, any(API, HTTP, WEBHOOKS, SEED, SEALING, TOP), 'read-model may import domain and db'),
+    forbidUp('read-model-imports-up', READ_MODEL, any(API, HTTP, WEBHOOKS, SEED, SEALING, JOBS, TOP), 'read-model may import domain and db'),
     forbidContractCode('read-model-imports-contract-code', READ_MODEL),
     forbidUp('seed-imports-up', SEED, any(READ_MODEL, API, WEBHOOKS, TOP), 'seed may import domain and db'),
     forbidContractCode('seed-imports-contract-code', SEED),
@@ -63,7 +67,7 @@ module.exports = {
     forbidUp('console-imports-sideways', '^src/console/', any('^src/cli/', API), 'console sits beside api and cli'),
     forbidUp('cli-imports-sideways', '^src/cli/', any('^src/console/', API), 'cli sits beside api and console'),
     forbidUp('contract-imports-a-layer', CONTRACT, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED), 'the contract is types from openapi.yaml only'),
-    forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED, SEALING, CONTRACT), 'shared leaves import no layer'),
+    forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED, SEALING, JOBS, CONTRACT), 'shared leaves import no layer'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -3,7 +3,7 @@ import { createCompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { attemptDelivery, claimBatch, type ClaimedBatch } from './dispatch.js';
 import { emptyFanOut, fanOutOnce, type FanOutResult } from './fanout.js';
-import { runDueJobs, PERIODIC_JOBS, type PeriodicJob } from './jobs.js';
+import { runDueJobs, PERIODIC_JOBS, type PeriodicJob } from '../../jobs/jobs.js';
 import type { DeliveryOutcome } from './outcome.js';
 
 /** One round of the worker loop: one fan-out batch, then a claim (see WebhookEngine.step). */

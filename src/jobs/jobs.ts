@@ -1,12 +1,22 @@
-import { expireDueOffers } from '../../domain/expiry.js';
-import { deleteExpiredSessions } from '../../domain/sessions.js';
-import { coerceError } from '../../log.js';
-import type { EngineDeps } from './deps.js';
+import type { Clock } from '../clock.js';
+import type { Sql } from '../db/connect.js';
+import { expireDueOffers } from '../domain/expiry.js';
+import { deleteExpiredSessions } from '../domain/sessions.js';
+import { coerceError, type Logger } from '../log.js';
 import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
-import { claimJobRun } from '../sql/claimJobRun.js';
-import { deleteExpiredLog } from '../sql/deleteExpiredLog.js';
+import { claimJobRun } from './sql/claimJobRun.js';
+import { deleteExpiredLog } from './sql/deleteExpiredLog.js';
 
-type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger'>;
+/**
+ * The periodic jobs: offer expiry, the delivery log's retention and ended console sessions. The
+ * worker (`offerdesk worker`, or inside `serve`) asks every JOBS_CHECK_INTERVAL_MS which are due;
+ * each period's run is claimed by one worker of the fleet (worker_jobs, sql/claimJobRun.ts).
+ */
+export interface JobDeps {
+  sql: Sql;
+  clock: Clock;
+  logger: Logger;
+}
 
 export interface PeriodicJob {
   name: string;
