@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/service/app.js';
 import { ManualClock } from '../../src/clock.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config, type TestFault } from '../../src/config.js';
 import { createHttpServer } from '../../src/http-server.js';
 import { createLogger } from '../../src/log.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
@@ -35,11 +35,13 @@ export async function startTestApi(
     limits?: RateLimits;
     /** The in-process webhook worker /readyz reports on. */
     worker?: () => WorkerProgress | undefined;
+    /** A test-only fault planted in the app's answers (src/config/test-fault.ts). */
+    plantedFault?: TestFault;
   } = {},
 ): Promise<TestApi> {
   const db = options.db ?? (await freshDatabase());
   const clock = options.clock ?? new ManualClock('2026-03-01T12:00:00.000Z');
-  const config = loadConfig({ ...options.env });
+  const config = { ...loadConfig({ ...options.env }), testFault: options.plantedFault };
   const logger = createLogger('silent');
   const { app, classes, close } = await createApp({ sql: db.sql, config, clock, logger, limits: options.limits, worker: options.worker });
   // The HTTP server `serve` runs (src/server.ts): its limits, and its requests made as the app's classes.

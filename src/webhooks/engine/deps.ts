@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Sql } from '../../db/connect.js';
+import type { TestFault } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { WebhookSender } from '../transport/sender.js';
 
@@ -14,6 +15,8 @@ export interface EngineDeps {
   previousMasterKeys?: Buffer[];
   logger: Logger;
   settings: EngineSettings;
+  /** TEST ONLY: the fault a contract gate plants in webhook bodies (config/test-fault.ts). */
+  plantedFault?: TestFault;
   /** The liveness id this worker writes on its claims (liveness.ts); absent: none. */
   workerId?: () => number | null;
 }

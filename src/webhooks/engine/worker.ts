@@ -80,6 +80,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       devListen: config.webhooks.devListen,
     },
     workerId: () => liveness.workerId,
+    plantedFault: config.testFault,
   };
   const engine = createWebhookEngine(deps);
   // Every attempt until its outcome is stored; stop() waits for all of them.
