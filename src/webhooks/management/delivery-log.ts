@@ -115,7 +115,7 @@ export async function listDeliveryLogPage(
   return { rows: rows.map((row, i) => ({ id: row.id, key: row.created_at_key, view: views[i]! })) };
 }
 
-/** One delivery's row of the log (no body, headers or attempts): what a resend answers with. */
+/** `offerdesk delivery list --limit`: its default and its largest value. */
 export const DEFAULT_DELIVERY_LIST_LIMIT = 50;
 export const MAX_DELIVERY_LIST_LIMIT = 1000;
 
@@ -128,10 +128,12 @@ export async function listEndpointDeliveries(
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_LIST_LIMIT) {
     throw invalidInput(`limit must be a whole number from 1 to ${MAX_DELIVERY_LIST_LIMIT}`);
   }
-  const { rows } = await listDeliveryLogPage(deps, { workspaceId: input.workspaceId, endpointId: input.endpointId, status: input.status, after: null, limit });
+  const { workspaceId, endpointId, status } = input;
+  const { rows } = await listDeliveryLogPage(deps, { workspaceId, endpointId, status, after: null, limit });
   return rows.map((row) => row.view);
 }
 
+/** One delivery's row of the log (no body, headers or attempts): what a resend answers with. */
 export async function showDeliveryLogView(deps: LogDeps, input: { workspaceId: string; deliveryId: string }): Promise<DeliveryLogView> {
   return (await readLogRow(deps, input)).view;
 }
