@@ -7,7 +7,10 @@
  * At the top beside api: console, cli and the serve entry (service/: the one express app that
  * mounts api, console, docs and health; server.ts, http-server.ts). http/ is the plumbing api and
  * console share (answers, the query string, the client address, openapi-backend's setup, sealed
- * cursors, the served document), under both. seed may import domain and db. An import may only
+ * cursors, the served document), under both. seed may import domain and db. mail (the mail
+ * outbox and its sender) sits between domain and db. sealing (the master
+ * keys and the sealed endpoint secrets) sits on db, under webhooks, cli and console; jobs (the
+ * periodic jobs the worker runs) sit on domain and db, under webhooks. An import may only
  * point down (or to a shared leaf: clock, log, paths, config, redis, exhaustive, port-probe,
  * telemetry),
  * never up, never sideways between neighbours, never in a circle.
@@ -30,6 +33,8 @@ const DOMAIN = '^src/domain/';
 const DB = '^src/db/';
 const MAIL = '^src/mail/';
 const SEED = '^src/seed/';
+const SEALING = '^src/sealing/';
+const JOBS = '^src/jobs/';
 const CONTRACT = '^src/contract[.]ts$|^generated/';
 const LEAVES = '^src/(clock|log|paths|config|redis|exhaustive|port-probe)[.]ts$|^src/config/|^src/telemetry/';
 const any = (...patterns) => patterns.join('|');
@@ -52,11 +57,15 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    forbidUp('db-imports-up', DB, any(MAIL, DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP, CONTRACT), 'db is the bottom layer'),
-    forbidUp('mail-imports-up', MAIL, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP, CONTRACT), 'mail (the outbox and its sender) sits between domain and db: db and the leaves only'),
-    forbidUp('domain-imports-up', DOMAIN, any(READ_MODEL, API, HTTP, WEBHOOKS, SEED, TOP), 'domain may import db only'),
+    forbidUp('db-imports-up', DB, any(MAIL, DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, JOBS, TOP, CONTRACT), 'db is the bottom layer'),
+    forbidUp('mail-imports-up', MAIL, any(DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, JOBS, TOP, CONTRACT), 'mail (the outbox and its sender) sits between domain and db: db and the leaves only'),
+    forbidUp('jobs-import-up', JOBS, any(READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, TOP), 'periodic jobs may import domain, mail and db'),
+    forbidContractCode('jobs-import-contract-code', JOBS),
+    forbidUp('sealing-imports-up', SEALING, any(MAIL, DOMAIN, READ_MODEL, API, HTTP, WEBHOOKS, SEED, JOBS, TOP), 'sealing (master keys, sealed secrets) may import db only'),
+    forbidContractCode('sealing-imports-contract-code', SEALING),
+    forbidUp('domain-imports-up', DOMAIN, any(READ_MODEL, API, HTTP, WEBHOOKS, SEED, SEALING, JOBS, TOP), 'domain may import mail and db only'),
     forbidContractCode('domain-imports-contract-code', DOMAIN),
-    forbidUp('read-model-imports-up', READ_MODEL, any(API, HTTP, WEBHOOKS, SEED, TOP), 'read-model may import domain and db'),
+    forbidUp('read-model-imports-up', READ_MODEL, any(API, HTTP, WEBHOOKS, SEED, SEALING, JOBS, TOP), 'read-model may import domain and db'),
     forbidContractCode('read-model-imports-contract-code', READ_MODEL),
     forbidUp('seed-imports-up', SEED, any(READ_MODEL, API, WEBHOOKS, TOP), 'seed may import domain and db'),
     forbidContractCode('seed-imports-contract-code', SEED),
@@ -69,7 +78,7 @@ module.exports = {
     forbidUp('contract-imports-a-layer', CONTRACT, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED), 'the contract is types from openapi.yaml only'),
     forbidUp('src-imports-scripts-or-tests', '^src/', '^(scripts|test)/', 'the product stands on its own: scripts and tests sit on top of it'),
     forbidUp('test-imports-scripts', '^test/', '^scripts/', 'a helper both need belongs in test/support/ or src/seed/'),
-    forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, MAIL, DB, SEED, CONTRACT), 'shared leaves import no layer'),
+    forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, MAIL, DB, SEED, SEALING, JOBS, CONTRACT), 'shared leaves import no layer'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

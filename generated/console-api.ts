@@ -1120,6 +1120,8 @@ export interface components {
         DeliveryAttempt: {
             attempt: number;
             attempted_at: components["schemas"]["Timestamp"];
+            /** @description The reply was a 2xx within 10 seconds. */
+            succeeded: boolean;
             status_code: number | null;
             error: string | null;
             duration_ms: number;

@@ -10,7 +10,7 @@ import {
 } from './config/http.js';
 import { loadMetricsConfig, type MetricsConfig } from './config/metrics.js';
 import { loadMailConfig, type MailConfig } from './config/mail.js';
-import { loadTestFault } from './config/test-fault.js';
+import { loadTestFault, type TestFault } from './config/test-fault.js';
 import { boolean, ConfigError, integer, oneOf, type Env } from './config/values.js';
 import { loadWebhookConfig, type WebhookConfig } from './config/webhooks.js';
 import { projectRoot } from './paths.js';
@@ -20,7 +20,7 @@ export type { HttpLimits, ReadinessConfig, RedisTimeouts } from './config/http.j
 export { DEFAULT_METRICS_PORT, type MetricsConfig } from './config/metrics.js';
 export { DEFAULT_MAIL_FROM, MAIL_MODES, type MailConfig, type MailMode } from './config/mail.js';
 export { DEFAULT_BLOCKED_DOMAIN_SUFFIXES, DEFAULT_WEBHOOK_WORKER_CONCURRENCY, type WebhookConfig } from './config/webhooks.js';
-export { loadTestFault, TEST_FAULTS, testFault, withPlantedFault, type TestFault } from './config/test-fault.js';
+export { loadTestFault, TEST_FAULTS, withPlantedFault, type TestFault } from './config/test-fault.js';
 
 /**
  * The one place that reads `process.env`: documented defaults, then environment overrides, then
@@ -29,6 +29,8 @@ export { loadTestFault, TEST_FAULTS, testFault, withPlantedFault, type TestFault
  * HTTP and Redis, the test-only fault).
  */
 export interface Config {
+  /** TEST ONLY (config/test-fault.ts): the fault the contract gates plant; undefined in production. */
+  testFault: TestFault | undefined;
   /** PostgreSQL connection string; absent means "run on the embedded PostgreSQL under dataDir". */
   databaseUrl: string | undefined;
   /** Where the embedded PostgreSQL and the generated master key live. */
@@ -106,7 +108,7 @@ const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 export const DEFAULT_DATA_DIR = join(projectRoot, 'data');
 
 export function loadConfig(env: Env = process.env): Config {
-  loadTestFault(env);
+  const testFault = loadTestFault(env);
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
@@ -121,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
 
   return {
+    testFault,
     databaseUrl,
     dataDir: env.OFFERDESK_DATA_DIR ? resolve(env.OFFERDESK_DATA_DIR) : DEFAULT_DATA_DIR,
     embeddedPostgresPort: integer(env, 'OFFERDESK_EMBEDDED_PG_PORT', 0, 0, 65535),

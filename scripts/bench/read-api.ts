@@ -42,7 +42,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
 
   // A reused bench database keeps the endpoints of the last webhook run, sealed under that run's
   // master key; the service refuses to start under another key (the start check of
-  // src/webhooks/transport/key-check.ts). The read benchmark needs no endpoint: forget them.
+  // src/sealing/key-check.ts). The read benchmark needs no endpoint: forget them.
   await clearEndpoints(sql);
   const [servicePort, baselinePort] = [await freePort(), await freePort()];
   const common = {

@@ -1,3 +1,4 @@
+import type { TestFault } from '../config.js';
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import type { Clock } from '../clock.js';
@@ -12,6 +13,8 @@ export interface ReadDeps {
   sql: Sql;
   clock: Clock;
   cursors: CursorCodec;
+  /** TEST ONLY: the fault a contract gate plants in the answers (config/test-fault.ts). */
+  plantedFault?: TestFault;
 }
 
 export type QueryValues = Record<string, string | number | undefined>;

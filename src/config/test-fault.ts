@@ -4,7 +4,8 @@ import { ConfigError, type Env } from './values.js';
  * TEST-ONLY fault switch for the contract gates (contract-tests/, docs/contract.md "The gates"): each
  * gate must be seen to fail on a deliberately broken server. `OFFERDESK_FAULT=drop-offer-title`
  * makes every offer that leaves the process omit its required `title` (API answers and webhook
- * bodies alike, applied where they are written: withPlantedFault).
+ * bodies alike, applied where they are written: withPlantedFault). loadConfig reads it into
+ * Config.testFault; the app and the engine get it when they are built, never from the environment.
  * Unset, it changes nothing; an unknown value fails at start. Never set it in production.
  */
 export const TEST_FAULTS = ['drop-offer-title'] as const;
@@ -19,22 +20,12 @@ export function loadTestFault(env: Env = process.env): TestFault | undefined {
 }
 
 /**
- * Read at import, not through loadConfig: the gates plant the fault through the environment of
- * processes (vitest workers, the contract server) whose code builds its Config from a partial
- * environment, and the places that honour it (an API answer, a webhook body) take no Config. A bad value is reported by
- * loadConfig, with the other configuration errors, not at import.
+ * An offer as it leaves the process: unchanged, unless the planted fault drops its title. The fault
+ * is given to the app (createApp, through its Config) and to the engine (EngineDeps) when they are
+ * built: by a test, or from OFFERDESK_FAULT by loadConfig for a spawned `offerdesk serve`.
  */
-export const testFault: TestFault | undefined = (() => {
-  try {
-    return loadTestFault();
-  } catch {
-    return undefined;
-  }
-})();
-
-/** An offer as it leaves the process: unchanged, unless the planted fault drops its title. */
-export function withPlantedFault<T extends { title: string }>(offer: T): T {
-  if (testFault !== 'drop-offer-title') return offer;
+export function withPlantedFault<T extends { title: string }>(fault: TestFault | undefined, offer: T): T {
+  if (fault !== 'drop-offer-title') return offer;
   const { title: _dropped, ...rest } = offer;
   return rest as T;
 }

@@ -7,7 +7,7 @@ import type { Sql } from '../db/connect.js';
 import type { TxtResolver } from '../domain/offer-domain.js';
 import { coerceError, type Logger } from '../log.js';
 import { consoleDistDir } from '../paths.js';
-import { loadMasterKey } from '../webhooks/transport/secrets.js';
+import { loadMasterKey } from '../sealing/master-keys.js';
 import type { ConsoleDeps } from './context.js';
 import { loadConsoleCursorCodec } from './cursor.js';
 import { CONSOLE_MESSAGES, sendConsoleError } from './errors.js';

@@ -37,9 +37,6 @@ export const CONSOLE_HANDLER_TABLES: ConsoleHandlerTable[] = [
 
 const ROUTED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
-/** Operations of console-api.yaml whose handlers live on another branch until it is merged: none. */
-export const PENDING_OPERATIONS: readonly string[] = [];
-
 /**
  * Routing and validation by operationId on console-api.yaml, with the public API's router
  * (http/openapi-router.ts).

@@ -21,7 +21,7 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Management bodies are a few fields; anything larger is refused before it is parsed. */
-export const MAX_BODY_BYTES = 16 * 1024;
+export const MAX_CONSOLE_REQUEST_BODY_BYTES = 16 * 1024;
 
 /**
  * Cross-site refusal on every state-changing request, on top of the SameSite=Strict cookie:
@@ -44,7 +44,7 @@ export function crossSiteCheck(publicUrl: string) {
   };
 }
 
-const parseJson = express.json({ limit: MAX_BODY_BYTES, type: 'application/json', strict: true });
+const parseJson = express.json({ limit: MAX_CONSOLE_REQUEST_BODY_BYTES, type: 'application/json', strict: true });
 
 /** JSON bodies only; a body that is too large or not JSON gets 400 in the error shape. */
 export function jsonBody(req: Request, res: Response, next: NextFunction): void {
@@ -52,7 +52,7 @@ export function jsonBody(req: Request, res: Response, next: NextFunction): void 
     if (!error) return next();
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') {
-      return sendConsoleError(res, 400, 'invalid_request', `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+      return sendConsoleError(res, 400, 'invalid_request', `The body is larger than ${MAX_CONSOLE_REQUEST_BODY_BYTES / 1024} KiB.`);
     }
     if (type === 'entity.parse.failed') return sendConsoleError(res, 400, 'invalid_request', 'The body is not valid JSON.');
     next(error);

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { Sql } from '../db/connect.js';
 import { MANAGER_ROLES, requireRole, requireWorkspace } from './accounts.js';
 import { apiKeyHint, apiKeyPrefix, generateApiKey, hashApiKey } from './api-key-format.js';
@@ -17,16 +17,6 @@ import { requireText, requireTimestamp, requireUuid } from './validate.js';
  */
 
 export type ApiKeyState = 'active' | 'expired' | 'revoked';
-
-export interface ApiKeySummary {
-  id: string;
-  name: string;
-  hint: string;
-  created_at: Date;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  state: ApiKeyState;
-}
 
 export async function createApiKey(
   sql: Sql,
@@ -62,21 +52,6 @@ export async function createApiKey(
   return { id: id as string, key };
 }
 
-/** The keys of a workspace, newest first, without hash or value. */
-export async function listApiKeys(sql: Sql, workspaceId: string, clock: Clock = systemClock): Promise<ApiKeySummary[]> {
-  const workspace = await requireWorkspace(sql, workspaceId);
-  const rows = await sql<Omit<ApiKeySummary, 'state'>[]>`
-    select id, name, key_hint as hint, created_at, expires_at, revoked_at
-      from api_keys
-     where workspace_id = ${workspace.id}::uuid
-     order by created_at desc, id desc`;
-  const now = clock.now().getTime();
-  return rows.map((row) => ({
-    ...row,
-    state: row.revoked_at ? 'revoked' : row.expires_at && row.expires_at.getTime() <= now ? 'expired' : 'active',
-  }));
-}
-
 /** Revokes a key at once. Revoking a revoked key changes nothing and reports the first revocation. */
 export async function revokeApiKey(
   sql: Sql,
@@ -109,6 +84,8 @@ export interface ApiKeyListing {
   id: string;
   name: string;
   prefix: string;
+  /** The stored last four characters: with the prefix, all of a key that may be shown. */
+  hint: string;
   created_at: string;
   /** Keyset position (the exact created_at) for the next page. */
   created_at_key: string;
@@ -118,8 +95,11 @@ export interface ApiKeyListing {
   status: ApiKeyState;
 }
 
-/** One page of a workspace's keys for the console, newest first, with who created each. */
-export async function listApiKeyPage(
+/**
+ * The one listing of a workspace's keys (console and CLI): a page, newest first, with who created
+ * each and its state; never a hash or a value.
+ */
+export async function listApiKeys(
   sql: Sql,
   clock: Clock,
   input: { workspaceId: string; limit: number; after: { createdAt: string; id: string } | null; keyId?: string },
@@ -128,7 +108,7 @@ export async function listApiKeyPage(
   const only = input.keyId ? sql`and k.id = ${input.keyId}::uuid` : sql``;
   const now = clock.now();
   const rows = await sql<(Omit<ApiKeyListing, 'created_by'> & { by_id: string | null; by_email: string | null; by_name: string | null })[]>`
-    select k.id, k.name, k.key_prefix as prefix, api_timestamp(k.created_at) as created_at,
+    select k.id, k.name, k.key_prefix as prefix, k.key_hint as hint, api_timestamp(k.created_at) as created_at,
            k.created_at::text as created_at_key, api_timestamp(k.expires_at) as expires_at,
            api_timestamp(k.revoked_at) as revoked_at,
            case when k.revoked_at is not null then 'revoked'
@@ -148,6 +128,6 @@ export async function listApiKeyPage(
 
 /** One key of a workspace in the listing's shape, or null. */
 export async function readApiKeyListing(sql: Sql, clock: Clock, input: { workspaceId: string; keyId: string }): Promise<ApiKeyListing | null> {
-  const [row] = await listApiKeyPage(sql, clock, { workspaceId: input.workspaceId, limit: 1, after: null, keyId: input.keyId });
+  const [row] = await listApiKeys(sql, clock, { workspaceId: input.workspaceId, limit: 1, after: null, keyId: input.keyId });
   return row ?? null;
 }

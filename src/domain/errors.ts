@@ -8,8 +8,6 @@
 
 /** `limit_reached`: a limit of SPEC.md "Webhook limits" (endpoints, workspaces, tests, resends). */
 export type DomainErrorKind = 'not_found' | 'invalid_transition' | 'invalid_input' | 'forbidden' | 'limit_reached';
-/** Kept for callers that name the kind by its old name. */
-export type DomainErrorCode = DomainErrorKind;
 
 /** The CLI's exit code for every refusal (cli/context.ts EXIT_BAD_INPUT). */
 const CLI_REFUSED = 2;

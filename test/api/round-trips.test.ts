@@ -6,8 +6,8 @@ import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
 /**
- * Issue 2 "Speed it must allow": one request does at most two round trips to PostgreSQL in the
- * steady state (the key lookup and the read). postgres.js reports every query it sends to `debug`.
+ * The performance budget (docs/performance.md "One round trip per request"): one request does at
+ * most two round trips to PostgreSQL in the steady state (the key lookup and the read). postgres.js reports every query it sends to `debug`.
  */
 let db: TestDatabase;
 let api: TestApi;

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
-import { generateEndpointSecret } from '../../src/webhooks/transport/secrets.js';
+import { generateEndpointSecret } from '../../src/sealing/secrets.js';
 import { signPayload } from '../../src/webhooks/transport/signing.js';
 import { exitOf, outputOf } from '../runtime/helpers.js';
 

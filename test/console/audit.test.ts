@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resendDelivery } from '../../src/webhooks/management/delivery-log.js';
-import { pauseEndpoint } from '../../src/webhooks/sql/pauseEndpoint.js';
+import { resendDelivery } from '../../src/webhooks/management/resend.js';
+import { markEndpointPaused } from '../../src/webhooks/sql/markEndpointPaused.js';
 import { consoleWorld, type ConsoleWorld, useConsoleApi } from './helpers.js';
 
 /** Every management change and sign-in appears in the workspace's audit log, never with a secret. */
@@ -46,7 +46,7 @@ describe('audit entries of console changes', () => {
     const rotated = await owner.client.call('POST', `${ep}/rotate-secret`);
     secrets.push(rotated.body.data.secret);
     tick();
-    await pauseEndpoint(ctx.api.db.sql, { endpointId, now: ctx.api.clock.now() });
+    await markEndpointPaused(ctx.api.db.sql, { endpointId, now: ctx.api.clock.now() });
     await owner.client.call('POST', `${ep}/resume`);
     tick();
     // The test delivery, finished as failed, resent by the domain function the console's delivery log uses.
@@ -54,7 +54,7 @@ describe('audit entries of console changes', () => {
       update webhook_deliveries set status = 'failed', finished_at = ${ctx.api.clock.now()}, next_attempt_at = null
        where id = ${test.body.data.delivery_id}::uuid`;
     await resendDelivery(
-      { sql: ctx.api.db.sql, clock: ctx.api.clock, config: ctx.api.config.webhooks, masterKey: Buffer.alloc(0) },
+      { sql: ctx.api.db.sql, clock: ctx.api.clock, config: ctx.api.config.webhooks },
       { deliveryId: test.body.data.delivery_id, actorId: owner.id, via: { label: 'console', ip: '127.0.0.1' } },
     );
     tick();

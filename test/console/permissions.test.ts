@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { addEndpoint, type ManagementDeps } from '../../src/webhooks/management/endpoints.js';
-import { pauseEndpoint } from '../../src/webhooks/sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../../src/webhooks/sql/markEndpointPaused.js';
 import { consoleWorld, type ConsoleClient, type ConsoleWorld, useConsoleApi } from './helpers.js';
 
 /**
@@ -100,7 +100,7 @@ const OPERATIONS: Operation[] = [
     success: 200,
     request: async (w) => {
       const id = await anEndpoint(w);
-      await pauseEndpoint(ctx.api.db.sql, { endpointId: id, now: ctx.api.clock.now() });
+      await markEndpointPaused(ctx.api.db.sql, { endpointId: id, now: ctx.api.clock.now() });
       return { method: 'POST', path: `${ws(w)}/endpoints/${id}/resume` };
     },
   },

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApi } from '../support/api-server.js';
-import type { WorkspaceFixture } from '../support/fixtures.js';
+import { createOffer } from '../../src/domain/offer-actions.js';
+import { startTestApi, type TestApi } from '../support/api-server.js';
+import { workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
 /**
  * The Prism gate (contract-tests/gate-prism.sh) is seen to fail on a planted defect: the real
- * server with the test-only fault OFFERDESK_FAULT=drop-offer-title (src/config.ts) behind the
- * Prism front of test/support/prism-proxy.ts. The fault is read when src/config.ts is first
- * imported, so it is set before the dynamic imports below (each test file has its own modules).
+ * server built with the test-only fault drop-offer-title (src/config/test-fault.ts, given to the
+ * app at construction) behind the Prism front of test/support/prism-proxy.ts, which startTestApi
+ * puts in front while OFFERDESK_TEST_PROXY=prism.
  */
 let api: TestApi;
 let ws: WorkspaceFixture;
@@ -14,19 +15,14 @@ let offerId: string;
 let closing: Promise<void> | undefined;
 
 beforeAll(async () => {
-  process.env.OFFERDESK_FAULT = 'drop-offer-title';
   process.env.OFFERDESK_TEST_PROXY = 'prism';
   try {
-    const { startTestApi } = await import('../support/api-server.js');
-    const { workspaceWithKey } = await import('../support/fixtures.js');
-    const { createOffer } = await import('../../src/domain/offer-actions.js');
-    api = await startTestApi();
-    ws = await workspaceWithKey(api.db.sql, api.clock);
-    offerId = (await createOffer(api.db.sql, api.clock, { workspaceId: ws.workspaceId, title: 'Planted' })).id;
+    api = await startTestApi({ plantedFault: 'drop-offer-title' });
   } finally {
-    delete process.env.OFFERDESK_FAULT;
     delete process.env.OFFERDESK_TEST_PROXY;
   }
+  ws = await workspaceWithKey(api.db.sql, api.clock);
+  offerId = (await createOffer(api.db.sql, api.clock, { workspaceId: ws.workspaceId, title: 'Planted' })).id;
 });
 afterAll(async () => {
   await (closing ?? api.close()).catch(() => {});

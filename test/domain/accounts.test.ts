@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workspaceOfKey } from '../../src/read-model/scope.js';
+import { readWorkspace } from '../../src/read-model/workspace.js';
 import { DAY, ManualClock } from '../../src/clock.js';
 import { addMember, createAccount, createWorkspace, requireRole, resolveAccount } from '../../src/domain/accounts.js';
-import { hashApiKey } from '../../src/domain/api-key-format.js';
+import { apiKeyPrefix, hashApiKey } from '../../src/domain/api-key-format.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../src/domain/api-keys.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { workspaceWithOwner } from './fixtures.js';
@@ -89,9 +89,20 @@ describe('API keys', () => {
     const [row] = await db.sql`select key_hash, key_hint from api_keys where id = ${id}::uuid`;
     expect(row!.key_hash).toEqual(hashApiKey(key));
     expect(row!.key_hint).toBe(key.slice(-4));
-    const listed = await listApiKeys(db.sql, workspaceId, clock);
+    const listed = await listApiKeys(db.sql, clock, { workspaceId, limit: 10, after: null });
     expect(listed).toEqual([
-      { id, name: 'CRM', hint: key.slice(-4), created_at: clock.now(), expires_at: null, revoked_at: null, state: 'active' },
+      {
+        id,
+        name: 'CRM',
+        prefix: apiKeyPrefix(key),
+        hint: key.slice(-4),
+        created_at: clock.now().toISOString(),
+        created_at_key: expect.any(String),
+        created_by: expect.objectContaining({ id: ownerId }),
+        expires_at: null,
+        revoked_at: null,
+        status: 'active',
+      },
     ]);
   });
 
@@ -113,19 +124,20 @@ describe('API keys', () => {
     ).rejects.toMatchObject({ code: 'invalid_input' });
     await createApiKey(db.sql, clock, { workspaceId, name: 'x', actingAccountId: ownerId, expiresAt: new Date(clock.now().getTime() + DAY) });
     const later = new ManualClock(new Date(clock.now().getTime() + 2 * DAY));
-    expect((await listApiKeys(db.sql, workspaceId, later))[0]!.state).toBe('expired');
+    expect((await listApiKeys(db.sql, later, { workspaceId, limit: 10, after: null }))[0]!.status).toBe('expired');
   });
 
   it('revocation takes effect at once for the API key check, and a second revocation keeps the first time', async () => {
     const { workspaceId, ownerId } = await workspaceWithOwner(db.sql, clock);
     const { id, key } = await createApiKey(db.sql, clock, { workspaceId, name: 'x', actingAccountId: ownerId });
-    // Every API request reads the key row (SPEC.md, Authentication): no cache to tell.
-    expect(await workspaceOfKey(db.sql, hashApiKey(key), clock.now())).toBe(workspaceId);
+    // Every API request reads the key row (SPEC.md, Authentication): no cache to tell. GET /workspace's read, by key.
+    const workspaceOfKey = async () => (await readWorkspace(db.sql, { apiKeyHash: hashApiKey(key) }, clock.now()))?.workspaceId ?? null;
+    expect(await workspaceOfKey()).toBe(workspaceId);
     const first = await revokeApiKey(db.sql, clock, { keyId: id, actingAccountId: ownerId });
-    expect(await workspaceOfKey(db.sql, hashApiKey(key), clock.now())).toBeNull();
+    expect(await workspaceOfKey()).toBeNull();
     clock.advance(DAY);
     const second = await revokeApiKey(db.sql, clock, { keyId: id, actingAccountId: ownerId });
     expect(second.revokedAt).toEqual(first.revokedAt);
-    expect((await listApiKeys(db.sql, workspaceId, clock))[0]!.state).toBe('revoked');
+    expect((await listApiKeys(db.sql, clock, { workspaceId, limit: 10, after: null }))[0]!.status).toBe('revoked');
   });
 });

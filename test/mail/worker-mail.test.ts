@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { createSmtpTransport, type MailOutcome } from '../../src/mail/transport.js';
 import { startWorker, type RunningWorker } from '../../src/webhooks/engine/worker.js';
 import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
-import { loadMasterKeys } from '../../src/webhooks/transport/secrets.js';
+import { loadMasterKeys } from '../../src/sealing/master-keys.js';
 import { OFFER_WEBHOOK_TYPES } from '../../src/domain/outbox.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/until.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/clock.js';
 import { metricsSnapshotJob, METRICS_SNAPSHOT_INTERVAL_MS } from '../../src/webhooks/engine/metrics-snapshot-job.js';
-import { pauseEndpoint } from '../../src/webhooks/sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../../src/webhooks/sql/markEndpointPaused.js';
 import { readMetricsSnapshot } from '../../src/webhooks/sql/readMetricsSnapshot.js';
 import { endpoint, FAIL, sentOffer, useEngineFixture, workspace } from '../webhooks/engine/helpers.js';
 
@@ -16,7 +16,7 @@ describe('the queue snapshot job', () => {
   it('counts waiting, scheduled and in-flight deliveries, the oldest due, the outbox and endpoints by state', async () => {
     const ws = await workspace(f);
     const paused = await endpoint(f, ws, { url: 'https://hooks.test/paused' });
-    await pauseEndpoint(f.sql, { endpointId: paused.id, now: f.clock.now(), reason: 'manual' });
+    await markEndpointPaused(f.sql, { endpointId: paused.id, now: f.clock.now(), reason: 'manual' });
     await endpoint(f, ws, { events: ['offer.sent'] });
     const t0 = f.clock.now();
 

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/service/app.js';
 import { ManualClock } from '../../src/clock.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config, type TestFault } from '../../src/config.js';
 import { createHttpServer } from '../../src/http-server.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { TxtResolver } from '../../src/domain/offer-domain.js';
@@ -40,11 +40,13 @@ export async function startTestApi(
     logger?: Logger;
     /** Answers to the offer domain's DNS TXT lookups. */
     txtResolver?: TxtResolver;
+    /** A test-only fault planted in the app's answers (src/config/test-fault.ts). */
+    plantedFault?: TestFault;
   } = {},
 ): Promise<TestApi> {
   const db = options.db ?? (await freshDatabase());
   const clock = options.clock ?? new ManualClock('2026-03-01T12:00:00.000Z');
-  const config = loadConfig({ ...options.env });
+  const config = { ...loadConfig({ ...options.env }), testFault: options.plantedFault };
   const logger = options.logger ?? createLogger('silent');
   const { app, classes, close } = await createApp({
     sql: db.sql,

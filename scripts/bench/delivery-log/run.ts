@@ -4,7 +4,7 @@ import { systemClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { createAccount, createWorkspace } from '../../../src/domain/accounts.js';
-import { listDeliveryLogPage, type LogDeps, type LogQuery } from '../../../src/webhooks/management/log-page.js';
+import { listDeliveryLogPage, type LogDeps, type LogQuery } from '../../../src/webhooks/management/delivery-log.js';
 import { insertEndpoint } from '../../../src/webhooks/sql/insertEndpoint.js';
 import { openBenchDatabase } from '../database.js';
 import { SEED_TYPES, seedDeliveryLog } from '../../../src/seed/delivery-log.js';

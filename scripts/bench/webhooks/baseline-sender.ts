@@ -1,7 +1,8 @@
 import { loadConfig } from '../../../src/config.js';
 import { connect } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
-import { loadMasterKeys, openSecret } from '../../../src/webhooks/transport/secrets.js';
+import { openSecret } from '../../../src/sealing/secrets.js';
+import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
 import { createWebhookSender } from '../../../src/webhooks/transport/sender.js';
 
 /**

@@ -7,7 +7,7 @@ import type { Sql } from '../../../src/db/connect.js';
 import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import { createLogger } from '../../../src/log.js';
 import { addEndpoint, removeEndpoint, type ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
-import { loadMasterKeys } from '../../../src/webhooks/transport/secrets.js';
+import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
 import { testCertificates } from '../../../test/support/https-receiver.js';
 import { analyzeWebhookTables } from '../autoanalyze.js';
 import type { BenchDatabase } from '../database.js';

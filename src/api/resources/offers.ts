@@ -27,18 +27,19 @@ const offersList: ReadOperation<OffersQuery, OfferPage> = {
   },
   cursorWorkspace: (query) => query.cursorWorkspace,
   read: ({ scope, now, query }, { sql }) => readOfferPage(sql, scope, { now, status: query.status, limit: query.limit, after: query.after }),
-  respond({ workspaceId, value: page, query }, res, { cursors }) {
+  respond({ workspaceId, value: page, query }, res, { cursors, plantedFault }) {
     const next = page.next && cursors.encode({ list: 'offers', workspaceId, status: query.status, ...page.next });
-    sendJson(res, 200, { data: page.offers.map(withPlantedFault), next_cursor: next } satisfies SuccessBody<'listOffers'>);
+    const offers = page.offers.map((offer) => withPlantedFault(plantedFault, offer));
+    sendJson(res, 200, { data: offers, next_cursor: next } satisfies SuccessBody<'listOffers'>);
   },
 };
 
 const oneOffer: ReadOperation<null, Offer | null> = {
   readQuery: () => null,
   read: ({ scope, now, path }, { sql }) => readOfferInScope(sql, scope, { offerId: offerIdOrNull(path.id), now }),
-  respond({ value: offer }, res) {
+  respond({ value: offer }, res, { plantedFault }) {
     if (!offer) return reply.notFound(res);
-    sendJson(res, 200, { data: withPlantedFault(offer) } satisfies SuccessBody<'getOffer'>);
+    sendJson(res, 200, { data: withPlantedFault(plantedFault, offer) } satisfies SuccessBody<'getOffer'>);
   },
 };
 

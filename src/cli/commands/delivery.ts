@@ -1,20 +1,22 @@
 import type { Command } from 'commander';
-import { listDeliveries, resendDelivery, showDelivery, type DeliveryView } from '../../webhooks/management/delivery-log.js';
+import { listEndpointDeliveries, showDeliveryLogEntry, type DeliveryLogView } from '../../webhooks/management/delivery-log.js';
 import { managementDeps } from '../../webhooks/management/deps.js';
 import { invalidInput } from '../../domain/errors.js';
 import { showEndpoint } from '../../webhooks/management/endpoints.js';
-import { previewResendFailed, resendFailed } from '../../webhooks/management/resend-failed.js';
+import { previewResendFailed, resendDelivery, resendFailed } from '../../webhooks/management/resend.js';
 import { requireDeliveryReader, requireEndpointReader } from '../../webhooks/management/readers.js';
 import { requireOneActor, resolveActor, withActor, type ActorOptions } from '../actor.js';
 import { parseWholeNumber, type CliContext } from '../context.js';
 
-/** `offerdesk delivery ...`: the delivery log of an endpoint. */
+/** `offerdesk delivery ...`: the delivery log of an endpoint, read as the console reads it. */
 
-function line(d: DeliveryView): string {
+function line(d: DeliveryLogView): string {
+  const last = `  last response ${d.last_response_status ?? '-'}`;
   const next = d.next_attempt_at ? `  next attempt ${d.next_attempt_at}` : '';
+  const waiting = d.waiting_reason ? `  waiting (${d.waiting_reason})` : '';
   const reason = d.failure_reason ? `  (${d.failure_reason})` : '';
   const resends = d.resend_count > 0 ? `  resent ${d.resend_count}x` : '';
-  return `${d.id}  ${d.created_at}  ${d.type}  ${d.status}  attempts ${d.attempt_count}${next}${resends}${reason}`;
+  return `${d.id}  ${d.created_at}  ${d.type}  ${d.status}  attempts ${d.attempt_count}${last}${next}${waiting}${resends}${reason}`;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -34,8 +36,9 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.run(
         options,
         async (env) => {
-          await requireEndpointReader(env.sql, options.endpoint, await resolveActor(env.sql, options));
-          return listDeliveries(managementDeps(env), {
+          const { workspaceId } = await requireEndpointReader(env.sql, options.endpoint, await resolveActor(env.sql, options));
+          return listEndpointDeliveries(managementDeps(env), {
+            workspaceId,
             endpointId: options.endpoint,
             status: options.status ?? null,
             limit: options.limit,
@@ -56,8 +59,8 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.run(
         options,
         async (env) => {
-          await requireDeliveryReader(env.sql, id, await resolveActor(env.sql, options));
-          return showDelivery(managementDeps(env), { deliveryId: id });
+          const { workspaceId } = await requireDeliveryReader(env.sql, id, await resolveActor(env.sql, options));
+          return showDeliveryLogEntry(managementDeps(env), { workspaceId, deliveryId: id });
         },
         (d) =>
           [

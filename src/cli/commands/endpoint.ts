@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext, CommandEnv } from '../context.js';
-import { checkMasterKeys } from '../../webhooks/transport/key-check.js';
-import { loadMasterKeys } from '../../webhooks/transport/secrets.js';
+import { checkMasterKeys } from '../../sealing/key-check.js';
+import { loadMasterKeys } from '../../sealing/master-keys.js';
 import {
   addEndpoint,
   listEndpoints,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { MEMBERSHIP_ROLES, requireRole } from '../../domain/accounts.js';
 import { API_KEY_PREFIX } from '../../domain/api-key-format.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyListing } from '../../domain/api-keys.js';
 import { resolveActor, withActor, type ActorOptions } from '../actor.js';
 import { parseIsoTime, type CliContext } from '../context.js';
 
@@ -46,14 +46,14 @@ export function register(program: Command, ctx: CliContext): void {
           // Members see the keys as in the console; anyone else: not found (SPEC.md "Authentication" 5).
           await requireRole(sql, { workspaceId: options.workspace, accountId: await resolveActor(sql, options), roles: MEMBERSHIP_ROLES });
           // What of a key may be shown: the fixed prefix and the stored last four characters.
-          const keys = await listApiKeys(sql, options.workspace, clock);
-          return { data: keys.map((k) => ({ ...k, visible: `${API_KEY_PREFIX}…${k.hint}` })) };
+          const keys = await everyApiKey(sql, clock, options.workspace);
+          return { data: keys.map(({ created_at_key: _key, ...k }) => ({ ...k, visible: `${API_KEY_PREFIX}…${k.hint}` })) };
         },
         (r) =>
           r.data.length === 0
             ? 'no API keys'
             : r.data
-                .map((k) => `${k.id}  ${k.visible}  ${k.state.padEnd(7)}  ${k.name}${k.expires_at ? `  expires ${k.expires_at.toISOString()}` : ''}`)
+                .map((k) => `${k.id}  ${k.visible}  ${k.status.padEnd(7)}  ${k.name}${k.expires_at ? `  expires ${k.expires_at}` : ''}`)
                 .join('\n'),
       ),
     );
@@ -69,4 +69,20 @@ export function register(program: Command, ctx: CliContext): void {
         (r) => `API key ${r.id} revoked at ${r.revoked_at.toISOString()}`,
       ),
     );
+}
+
+/** Keys read per page of the listing while the CLI walks all of a workspace's keys. */
+const KEY_LIST_PAGE = 100;
+
+/** Every key of a workspace, newest first: the console's listing, page after page. */
+async function everyApiKey(sql: Parameters<typeof listApiKeys>[0], clock: Parameters<typeof listApiKeys>[1], workspaceId: string) {
+  const keys: ApiKeyListing[] = [];
+  let after: { createdAt: string; id: string } | null = null;
+  for (;;) {
+    const page = await listApiKeys(sql, clock, { workspaceId, limit: KEY_LIST_PAGE, after });
+    keys.push(...page);
+    const last = page.at(-1);
+    if (page.length < KEY_LIST_PAGE || !last) return keys;
+    after = { createdAt: last.created_at_key, id: last.id };
+  }
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { rekeySecrets } from '../../webhooks/management/rekey.js';
-import { loadMasterKeys } from '../../webhooks/transport/secrets.js';
+import { loadMasterKeys } from '../../sealing/master-keys.js';
 import { CliError, parseWholeNumber, type CliContext } from '../context.js';
 
 /**

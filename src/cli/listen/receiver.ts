@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { MAX_WEBHOOK_BODY_BYTES } from '../../webhooks/engine/policy.js';
 
 /**
  * The HTTPS receiver of `offerdesk listen` on loopback: verifies every request with the Standard
@@ -10,8 +11,6 @@ import { Webhook } from 'standardwebhooks';
  * address, and answers with the status it decided. Reports one ReceivedEvent per request.
  */
 
-/** SPEC.md "Outgoing webhook request": the body is at most 64 KiB; more is not a webhook of ours. */
-const MAX_BODY_BYTES = 64 * 1024;
 /** SPEC.md: the sender waits 10 seconds; the forward gets a little less so our answer still arrives. */
 export const FORWARD_TIMEOUT_MS = 9_000;
 /** Exactly the request headers SPEC.md lists; forwarded as received. */
@@ -96,7 +95,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
     let tooBig = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooBig = true;
+      // More than SPEC.md's 64 KiB is not a webhook of ours.
+      if (size > MAX_WEBHOOK_BODY_BYTES) tooBig = true;
       else chunks.push(chunk);
     });
     req.on('end', () => resolve(tooBig ? null : Buffer.concat(chunks)));

@@ -1,5 +1,5 @@
 import { sendJson } from '../../http/respond.js';
-import { createApiKey, listApiKeyPage, readApiKeyListing, revokeApiKey, type ApiKeyListing } from '../../domain/api-keys.js';
+import { createApiKey, listApiKeys as listApiKeyRows, readApiKeyListing, revokeApiKey, type ApiKeyListing } from '../../domain/api-keys.js';
 import { requireManager, requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
 import { refuse } from '../errors.js';
@@ -11,7 +11,7 @@ import { body, pageOf, pageRequest, pathParam } from './paging.js';
  */
 const LIST = 'api-keys';
 
-function view({ created_at_key: _key, ...key }: ApiKeyListing) {
+function view({ created_at_key: _key, hint: _hint, ...key }: ApiKeyListing) {
   return key;
 }
 
@@ -19,7 +19,7 @@ async function listApiKeys(request: ConsoleRequest): Promise<void> {
   const workspaceId = pathParam(request, 'workspaceId');
   await requireReader(request.deps.sql, signedIn(request).account.id, workspaceId);
   const page = pageRequest(request, LIST, workspaceId);
-  const rows = await listApiKeyPage(request.deps.sql, request.deps.clock, { workspaceId, limit: page.limit + 1, after: page.after });
+  const rows = await listApiKeyRows(request.deps.sql, request.deps.clock, { workspaceId, limit: page.limit + 1, after: page.after });
   sendJson(request.res, 200, pageOf(request, { list: LIST, workspaceId, limit: page.limit, rows, key: (r) => r.created_at_key, view }));
 }
 

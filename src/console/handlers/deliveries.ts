@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
 import { sendJson } from '../../http/respond.js';
-import { resendDelivery as resendDeliveryDomain } from '../../webhooks/management/delivery-log.js';
 import { DomainError } from '../../domain/errors.js';
 import {
   checkLogTime,
   listDeliveryLogPage,
   showDeliveryLogEntry,
-  type DeliveryLogDetail,
+  showDeliveryLogView,
   type LogDeps,
   type LogQuery,
-} from '../../webhooks/management/log-page.js';
-import { previewResendFailed as previewDomain, resendFailed as resendFailedDomain } from '../../webhooks/management/resend-failed.js';
+} from '../../webhooks/management/delivery-log.js';
+import {
+  previewResendFailed as previewDomain,
+  resendDelivery as resendDeliveryDomain,
+  resendFailed as resendFailedDomain,
+} from '../../webhooks/management/resend.js';
 import { requireManager, requireReader } from '../access.js';
 import { signedIn, type ConsoleHandlerTable, type ConsoleRequest } from '../context.js';
 import { refuse } from '../errors.js';
@@ -89,19 +92,15 @@ async function getDelivery(request: ConsoleRequest): Promise<void> {
   sendJson(request.res, 200, { data: detail });
 }
 
-function summary({ body: _body, headers: _headers, attempts: _attempts, ...view }: DeliveryLogDetail) {
-  return view;
-}
-
 async function resendDelivery(request: ConsoleRequest): Promise<void> {
   const workspaceId = pathParam(request, 'workspaceId');
   const accountId = signedIn(request).account.id;
   await requireManager(request.deps.sql, accountId, workspaceId);
   const deliveryId = pathParam(request, 'deliveryId');
   // Not found unless the delivery is of this workspace.
-  await showDeliveryLogEntry(logDeps(request), { workspaceId, deliveryId });
-  await resendDeliveryDomain(request.deps.manage(), { deliveryId, actorId: accountId, via: request.via });
-  sendJson(request.res, 200, { data: summary(await showDeliveryLogEntry(logDeps(request), { workspaceId, deliveryId })) });
+  await showDeliveryLogView(logDeps(request), { workspaceId, deliveryId });
+  const view = await resendDeliveryDomain(logDeps(request), { deliveryId, actorId: accountId, via: request.via });
+  sendJson(request.res, 200, { data: view });
 }
 
 async function previewResendFailed(request: ConsoleRequest): Promise<void> {

@@ -1,6 +1,6 @@
 import { sendJson } from '../../http/respond.js';
 import { FAILURES_IN_A_ROW_TO_PAUSE } from '../../webhooks/engine/policy.js';
-import { listEndpoints as listEndpointRows } from '../../webhooks/sql/listEndpoints.js';
+import { selectWorkspaceEndpoints } from '../../webhooks/sql/selectWorkspaceEndpoints.js';
 import { readEndpoint } from '../../webhooks/sql/readEndpoint.js';
 import {
   addEndpoint,
@@ -73,7 +73,7 @@ async function listEndpoints(request: ConsoleRequest): Promise<void> {
   await requireReader(request.deps.sql, signedIn(request).account.id, workspaceId);
   const page = pageRequest(request, LIST, workspaceId);
   // Oldest first; at most 5 live endpoints per workspace, so the page is cut in memory.
-  const all = (await listEndpointRows(request.deps.sql, { workspaceId })).map(toEndpointView);
+  const all = (await selectWorkspaceEndpoints(request.deps.sql, { workspaceId })).map(toEndpointView);
   const after = page.after;
   const rest = after ? all.filter((e) => e.created_at > after.createdAt || (e.created_at === after.createdAt && e.id > after.id)) : all;
   const viewed = await views(request, rest.slice(0, page.limit + 1));

@@ -1,6 +1,6 @@
 import type { OfferWebhookEvent, PingWebhookEvent } from '../../contract.js';
 import type { Offer, OfferEvent } from '../../read-model/types.js';
-import { MAX_BODY_BYTES } from './policy.js';
+import { MAX_WEBHOOK_BODY_BYTES } from './policy.js';
 
 /**
  * Webhook bodies (SPEC.md "Outgoing webhook request", "Body shape"). A body is serialised once,
@@ -48,5 +48,5 @@ function prepared(value: unknown): PreparedBody {
 
 /** The schema bounds every text so an offer plus one entry stays far below this; checked anyway. */
 export function fitsBodyLimit(body: PreparedBody): boolean {
-  return body.bytes <= MAX_BODY_BYTES;
+  return body.bytes <= MAX_WEBHOOK_BODY_BYTES;
 }

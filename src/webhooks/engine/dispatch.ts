@@ -13,14 +13,14 @@ import {
 } from './policy.js';
 import { CLAIM_WORKSPACES } from './round-robin.js';
 import { WORKER_LOCK_CLASS } from './liveness.js';
-import { openSecret, SecretUnavailableError } from '../transport/secrets.js';
+import { openSecret, SecretUnavailableError } from '../../sealing/secrets.js';
 import type { AttemptOutcome } from '../transport/sender.js';
 import { addFinalFailure } from '../sql/addFinalFailure.js';
 import { claimDeliveries, type ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { readDevListenTargets } from '../sql/devListen.js';
 import { lockEndpointForOutcome } from '../sql/lockEndpointForOutcome.js';
 import { markFailedFinally } from '../sql/markFailedFinally.js';
-import { pauseEndpoint } from '../sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../sql/markEndpointPaused.js';
 import { readOfferDomains } from '../sql/readOfferDomains.js';
 import { recordAttempt } from '../sql/recordAttempt.js';
 import { releaseClaim } from '../sql/releaseClaim.js';
@@ -124,7 +124,7 @@ export async function attemptDelivery(
       const streak = await addFinalFailure(tx, { endpointId: claimed.endpoint_id, now: finishedAt });
       let cancelled = 0;
       if (streak >= FAILURES_IN_A_ROW_TO_PAUSE) {
-        ({ paused: endpointPaused, cancelled } = await pauseEndpoint(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' }));
+        ({ paused: endpointPaused, cancelled } = await markEndpointPaused(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' }));
         if (endpointPaused) {
           await writeAudit(tx, {
             workspaceId: claimed.workspace_id,

@@ -3,7 +3,8 @@ import { createCompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { attemptDelivery, claimBatch, type ClaimedBatch } from './dispatch.js';
 import { emptyFanOut, fanOutOnce, type FanOutResult } from './fanout.js';
-import { runDueJobs, PERIODIC_JOBS, type PeriodicJob } from './jobs.js';
+import { runDueJobs, PERIODIC_JOBS, type PeriodicJob } from '../../jobs/jobs.js';
+import { webhookJobs } from './webhook-jobs.js';
 import type { DeliveryOutcome } from './outcome.js';
 
 /** One round of the worker loop: one fan-out batch, then a claim (see WebhookEngine.step). */
@@ -67,7 +68,7 @@ export function createWebhookEngine(deps: EngineDeps): WebhookEngine {
     attempt(claimed, customOfferDomains, sent) {
       return attemptDelivery(deps, claimed, customOfferDomains, completions, sent);
     },
-    runDueJobs(jobs = PERIODIC_JOBS) {
+    runDueJobs(jobs = [...PERIODIC_JOBS, ...webhookJobs(deps)]) {
       return runDueJobs(deps, jobs);
     },
   };

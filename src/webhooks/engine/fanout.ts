@@ -149,7 +149,7 @@ async function prepareMessages(tx: Tx, deps: EngineDeps, rows: OutboxRow[], now:
       deps.logger.error({ outboxId: row.id, offerId: row.offer_id }, 'webhook event without its offer or timeline entry; not sent');
       continue;
     }
-    const body = eventBody({ id: row.id, type: row.type, offer: withPlantedFault(offer), event });
+    const body = eventBody({ id: row.id, type: row.type, offer: withPlantedFault(deps.plantedFault, offer), event });
     if (!fitsBodyLimit(body)) {
       // The schema's text bounds make this impossible; never send an oversized body if it happens.
       deps.logger.error({ outboxId: row.id, bytes: body.bytes }, 'webhook body over 64 KiB; not sent');

@@ -1,4 +1,4 @@
-import { DAY, HOUR, MINUTE, SECOND } from '../../clock.js';
+import { HOUR, MINUTE } from '../../clock.js';
 
 /**
  * The webhook engine's policy numbers, each named with its unit and tied to the SPEC.md
@@ -33,10 +33,8 @@ export const MAX_WAITING_EVENTS_PER_WORKSPACE = 1_000;
 /** SPEC.md "Webhook limits": test events per 10 minutes (counted per endpoint). */
 export const MAX_TEST_EVENTS_PER_WINDOW = 10;
 export const TEST_EVENT_WINDOW_MS = 10 * MINUTE;
-/** SPEC.md "Webhook limits": delivery log retention. */
-export const DELIVERY_LOG_RETENTION_MS = 30 * DAY;
-/** SPEC.md "Outgoing webhook request": "The body is at most 64 KiB." */
-export const MAX_BODY_BYTES = 64 * 1024;
+/** SPEC.md "Outgoing webhook request": "The body is at most 64 KiB." (the sender's limit, and what `offerdesk listen` accepts) */
+export const MAX_WEBHOOK_BODY_BYTES = 64 * 1024;
 /** SPEC.md "Webhook limits": deliveries started per minute per workspace, over a fixed window this long. */
 export const START_RATE_WINDOW_MS = 1 * MINUTE;
 
@@ -46,19 +44,10 @@ export const START_RATE_WINDOW_MS = 1 * MINUTE;
  */
 export const SECRET_UNAVAILABLE_RETRY_MS = 1 * MINUTE;
 
-/** SPEC.md "Events" rule 1: "offer.expired is detected every 15 minutes". */
-export const EXPIRY_JOB_INTERVAL_MS = 15 * MINUTE;
-/** How often the delivery log is trimmed to DELIVERY_LOG_RETENTION_MS. */
-export const RETENTION_JOB_INTERVAL_MS = 6 * HOUR;
-/** Rows deleted per retention statement, so a large backlog never holds long locks. */
-export const RETENTION_BATCH_SIZE = 5_000;
-
 // The round-robin's batch sizes (FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE, CLAIM_WORKSPACES)
 // live with the rule in round-robin.ts.
 /** How long an idle worker waits before looking for work again (outbox inserts also wake it). */
 export const POLL_INTERVAL_MS = 250;
-/** How often a worker asks whether a periodic job is due (wall time; the jobs' periods are far longer). */
-export const JOBS_CHECK_INTERVAL_MS = 5 * SECOND;
 
 /**
  * At most this share of one worker's concurrency goes to a single endpoint (fleet-wide in-flight

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '../sql/listDeliveries.js';
+import type { DeliveryStatus } from '../delivery.js';
 import type { WaitingFacts } from '../sql/readWaitingFacts.js';
 
 /**

@@ -4,13 +4,14 @@ import type { Sql } from '../../db/connect.js';
 import { coerceError, type Logger } from '../../log.js';
 import type { EngineDeps } from './deps.js';
 import { createWebhookEngine } from './engine.js';
-import { claimWhenFreeSlots, JOBS_CHECK_INTERVAL_MS, longestWaitForSlotMs, POLL_INTERVAL_MS } from './policy.js';
+import { JOBS_CHECK_INTERVAL_MS } from '../../jobs/policy.js';
+import { claimWhenFreeSlots, longestWaitForSlotMs, POLL_INTERVAL_MS } from './policy.js';
 import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { releaseClaim } from '../sql/releaseClaim.js';
-import { checkMasterKeys } from '../transport/key-check.js';
+import { checkMasterKeys } from '../../sealing/key-check.js';
 import { holdWorkerLiveness } from './liveness.js';
+import { loadMasterKeys, type MasterKeys } from '../../sealing/master-keys.js';
 import { countMailOutcome, markWorkerRound } from '../../telemetry/metrics.js';
-import { loadMasterKeys, type MasterKeys } from '../transport/secrets.js';
 import { createWebhookSender, RESPONSE_TIMEOUT_MS, type WebhookSender } from '../transport/sender.js';
 import { startMailLoop } from '../../mail/loop.js';
 import type { MailOutcome, MailTransport } from '../../mail/transport.js';
@@ -87,6 +88,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     },
     workerId: () => liveness.workerId,
     publicUrl: config.publicUrl,
+    plantedFault: config.testFault,
   };
   const engine = createWebhookEngine(deps);
   // Mail runs on its own loop and timer: a slow SMTP server never holds up a delivery round.

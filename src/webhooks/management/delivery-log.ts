@@ -1,102 +1,166 @@
-import { MANAGER_ROLES, requireRole } from '../../domain/accounts.js';
-import { writeAudit, type AuditSource } from '../../domain/audit.js';
-import { domainError, invalidInput, invalidTransition, notFound } from '../../domain/errors.js';
+import type { Clock } from '../../clock.js';
+import type { WebhookConfig } from '../../config.js';
+import type { Sql } from '../../db/connect.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
 import { isUuid } from '../../domain/validate.js';
-import type { ManagementDeps } from './deps.js';
-import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from '../engine/policy.js';
-import { endpointExists } from '../sql/endpointExists.js';
-import { countOpenDeliveries } from '../sql/countOpenDeliveries.js';
+import { unsignedHeaders, webhookTimestamp } from '../transport/headers.js';
+import { MAX_RESENDS, START_RATE_WINDOW_MS, maxInFlightPerEndpoint } from '../engine/policy.js';
 import { listAttempts } from '../sql/listAttempts.js';
-import {
-  DELIVERY_STATUSES,
-  listDeliveries as listDeliveryRows,
-  type DeliveryRow,
-  type DeliveryStatus,
-} from '../sql/listDeliveries.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../delivery.js';
+import { listDeliveryLog, type LogFilter, type LogRow } from '../sql/listDeliveryLog.js';
 import { readDelivery } from '../sql/readDelivery.js';
-import { readEndpoint } from '../sql/readEndpoint.js';
-import { resendDelivery as resendDeliveryRow } from '../sql/resendDelivery.js';
+import { readWaitingFacts } from '../sql/readWaitingFacts.js';
+import { waitingReason, type WaitingReason } from '../engine/waiting.js';
 
-/** The delivery log of SPEC.md "Webhook endpoint management": list, show, resend. */
+/**
+ * The delivery log, the one read behind the console's pages and the CLI's `delivery list` and
+ * `delivery show` (SPEC.md "Webhook endpoint management": "resend a delivery from the delivery
+ * log"): a workspace's deliveries newest first with filters, each with its last response status,
+ * its next attempt and why a waiting one waits, and one delivery with its exact body, headers and
+ * attempts. Reads only; the caller has checked that the account may read the workspace. Anything
+ * of another workspace is not found.
+ */
+export interface LogDeps {
+  sql: Sql;
+  clock: Clock;
+  /** The worker settings the waiting reasons are stated against (start rate, concurrency). */
+  config: WebhookConfig;
+}
 
-export const DEFAULT_DELIVERY_LIST_LIMIT = 50;
-export const MAX_DELIVERY_LIST_LIMIT = 1000;
-
-export interface DeliveryView {
+export interface DeliveryLogView {
   id: string;
-  endpoint_id: string;
-  /** The webhook-id header and the body's `id`; identical on every retry and resend. */
   webhook_id: string;
   type: string;
+  offer_id: string | null;
+  endpoint: { id: string; url: string };
   status: DeliveryStatus;
   attempt_count: number;
-  /** When the next attempt is due; null unless pending. */
-  next_attempt_at: string | null;
+  max_attempts: number;
   resend_count: number;
-  test: boolean;
-  /** Why it ended without (further) attempts: endpoint_queue_full, endpoint_paused, endpoint_removed. */
-  failure_reason: string | null;
+  resend_limit: number;
+  last_response_status: number | null;
   created_at: string;
-  finished_at: string | null;
+  next_attempt_at: string | null;
+  waiting_reason: WaitingReason | null;
+  failure_reason: string | null;
+  test: boolean;
 }
 
-export interface AttemptView {
-  attempt: number;
-  attempted_at: string;
-  succeeded: boolean;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  response_prefix: string | null;
-}
-
-export interface DeliveryDetail extends DeliveryView {
-  attempts: AttemptView[];
-  /** The exact body sent on every attempt. */
+export interface DeliveryLogDetail extends DeliveryLogView {
   body: string;
+  headers: Record<string, string>;
+  attempts: {
+    attempt: number;
+    attempted_at: string;
+    succeeded: boolean;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+    response_prefix: string | null;
+  }[];
 }
 
-function toDeliveryView(row: DeliveryRow): DeliveryView {
+export interface LogQuery {
+  workspaceId: string;
+  status?: string | null;
+  eventType?: string | null;
+  endpointId?: string | null;
+  since?: Date | null;
+  until?: Date | null;
+  q?: string | null;
+}
+
+/** A page: each row's view and its keyset position (for the cursor). */
+export interface LogPage {
+  rows: { id: string; key: string; view: DeliveryLogView }[];
+}
+
+/**
+ * A time the database can compare with: a valid date from year 1 on (PostgreSQL has no year 0,
+ * which ISO 8601 and JavaScript accept). The reason names the parameter.
+ */
+export function checkLogTime(name: string, value: Date | null | undefined): Date | null {
+  if (value == null) return null;
+  if (Number.isNaN(value.getTime()) || value.getUTCFullYear() < 1) {
+    throw invalidInput(`${name} must be an ISO 8601 date-time from year 1 on`);
+  }
+  return value;
+}
+
+function filterOf(query: LogQuery): LogFilter {
+  const status = query.status ?? null;
+  if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+    throw invalidInput(`status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+  }
+  for (const [name, value] of [['endpoint_id', query.endpointId], ['q', query.q]] as const) {
+    if (value != null && !isUuid(value)) throw invalidInput(`${name} must be a UUID`);
+  }
   return {
-    id: row.id,
-    endpoint_id: row.endpoint_id,
-    webhook_id: row.message_id,
-    type: row.type,
-    status: row.status,
-    attempt_count: row.attempt_count,
-    next_attempt_at: row.status === 'pending' && row.next_attempt_at ? row.next_attempt_at.toISOString() : null,
-    resend_count: row.resend_count,
-    test: row.is_test,
-    failure_reason: row.failure_reason,
-    created_at: row.created_at.toISOString(),
-    finished_at: row.finished_at ? row.finished_at.toISOString() : null,
+    workspaceId: query.workspaceId,
+    status: status as DeliveryStatus | null,
+    eventType: query.eventType ?? null,
+    endpointId: query.endpointId?.toLowerCase() ?? null,
+    since: checkLogTime('since', query.since),
+    until: checkLogTime('until', query.until),
+    q: query.q?.toLowerCase() ?? null,
   };
 }
 
-export async function listDeliveries(
-  deps: ManagementDeps,
-  input: { endpointId: string; status?: string | null; limit?: number },
-): Promise<DeliveryView[]> {
-  const status = input.status ?? null;
-  if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
-    throw invalidInput(`status must be one of ${DELIVERY_STATUSES.join(', ')}, got "${status}"`);
-  }
+export async function listDeliveryLogPage(
+  deps: LogDeps,
+  query: LogQuery & { after: { createdAt: string; id: string } | null; limit: number },
+): Promise<LogPage> {
+  const rows = await listDeliveryLog(deps.sql, { ...filterOf(query), after: query.after, limit: query.limit });
+  const views = await toViews(deps, query.workspaceId, rows);
+  return { rows: rows.map((row, i) => ({ id: row.id, key: row.created_at_key, view: views[i]! })) };
+}
+
+/** `offerdesk delivery list --limit`: its default and its largest value. */
+export const DEFAULT_DELIVERY_LIST_LIMIT = 50;
+export const MAX_DELIVERY_LIST_LIMIT = 1000;
+
+/** One endpoint's deliveries, newest first, optionally of one status: the first page of the log. */
+export async function listEndpointDeliveries(
+  deps: LogDeps,
+  input: { workspaceId: string; endpointId: string; status?: string | null; limit?: number },
+): Promise<DeliveryLogView[]> {
   const limit = input.limit ?? DEFAULT_DELIVERY_LIST_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_LIST_LIMIT) {
     throw invalidInput(`limit must be a whole number from 1 to ${MAX_DELIVERY_LIST_LIMIT}`);
   }
-  // The log of a removed endpoint stays readable until retention deletes it.
-  if (!isUuid(input.endpointId) || !(await endpointExists(deps.sql, { endpointId: input.endpointId }))) throw notFound(`endpoint ${input.endpointId}`);
-  const rows = await listDeliveryRows(deps.sql, { endpointId: input.endpointId, status: status as DeliveryStatus | null, limit });
-  return rows.map(toDeliveryView);
+  const { workspaceId, endpointId, status } = input;
+  const { rows } = await listDeliveryLogPage(deps, { workspaceId, endpointId, status, after: null, limit });
+  return rows.map((row) => row.view);
 }
 
-export async function showDelivery(deps: ManagementDeps, input: { deliveryId: string }): Promise<DeliveryDetail> {
-  const row = isUuid(input.deliveryId) ? await readDelivery(deps.sql, { deliveryId: input.deliveryId }) : null;
+/** One delivery's row of the log (no body, headers or attempts): what a resend answers with. */
+export async function showDeliveryLogView(deps: LogDeps, input: { workspaceId: string; deliveryId: string }): Promise<DeliveryLogView> {
+  return (await readLogRow(deps, input)).view;
+}
+
+async function readLogRow(deps: LogDeps, input: { workspaceId: string; deliveryId: string }): Promise<{ row: LogRow; view: DeliveryLogView }> {
+  const [row] = isUuid(input.deliveryId)
+    ? await listDeliveryLog(deps.sql, { ...filterOf({ workspaceId: input.workspaceId }), deliveryId: input.deliveryId, after: null, limit: 1 })
+    : [];
   if (!row) throw notFound(`delivery ${input.deliveryId}`);
-  const attempts = await listAttempts(deps.sql, { deliveryId: row.id });
+  const [view] = await toViews(deps, input.workspaceId, [row]);
+  return { row, view: view! };
+}
+
+export async function showDeliveryLogEntry(deps: LogDeps, input: { workspaceId: string; deliveryId: string }): Promise<DeliveryLogDetail> {
+  const { row, view } = await readLogRow(deps, input);
+  const [stored, attempts] = await Promise.all([
+    readDelivery(deps.sql, { deliveryId: row.id }),
+    listAttempts(deps.sql, { deliveryId: row.id }),
+  ]);
+  const last = attempts.at(-1);
   return {
-    ...toDeliveryView(row),
+    ...view,
+    body: stored!.body,
+    // As sent on the last attempt: webhook-timestamp is that attempt's recorded start, exactly the
+    // value the sender signed, and webhook-signature the header it sent, as recorded. Nothing is
+    // recomputed (that would need the endpoint's secret, which may have been rotated since).
+    headers: last ? headersOf(row.message_id, last) : {},
     attempts: attempts.map((a) => ({
       attempt: a.attempt,
       attempted_at: a.attempted_at.toISOString(),
@@ -106,62 +170,57 @@ export async function showDelivery(deps: ManagementDeps, input: { deliveryId: st
       duration_ms: a.duration_ms,
       response_prefix: a.response_prefix,
     })),
-    body: row.body,
   };
 }
 
+async function toViews(deps: LogDeps, workspaceId: string, rows: LogRow[]): Promise<DeliveryLogView[]> {
+  const now = deps.clock.now();
+  const open = rows.filter((row) => row.status === 'pending' || row.status === 'sending');
+  const facts =
+    open.length === 0
+      ? { windowStarts: 0, inFlight: new Map<string, number>() }
+      : await readWaitingFacts(deps.sql, {
+          workspaceId,
+          endpointIds: [...new Set(open.map((row) => row.endpoint_id))],
+          now,
+          windowEndedBefore: new Date(now.getTime() - START_RATE_WINDOW_MS),
+        });
+  const rules = {
+    startsPerWindow: deps.config.startsPerMinutePerWorkspace,
+    maxInFlightPerEndpoint: maxInFlightPerEndpoint(deps.config.workerConcurrency),
+  };
+  return rows.map((row) => ({
+    id: row.id,
+    webhook_id: row.message_id,
+    type: row.type,
+    offer_id: row.offer_id,
+    endpoint: { id: row.endpoint_id, url: row.endpoint_url },
+    status: row.status,
+    attempt_count: row.attempt_count,
+    max_attempts: row.max_attempts,
+    resend_count: row.resend_count,
+    resend_limit: MAX_RESENDS,
+    last_response_status: row.last_response_status,
+    created_at: row.created_at.toISOString(),
+    next_attempt_at: nextAttemptAt(row, now),
+    waiting_reason: waitingReason(row, facts, rules, now),
+    failure_reason: row.failure_reason,
+    test: row.is_test,
+  }));
+}
+
 /**
- * Resend from the delivery log (SPEC.md "Delivery, retries, pause": "It can be resent from the
- * delivery log up to 5 times; a resend has the same webhook-id and body").
- *
- * A resend is ONE attempt, due at once, of the stored message: same webhook-id, same body bytes,
- * a fresh webhook-timestamp and signature. It does not start a new 8-attempt schedule: the
- * operator resends after repairing the receiver and sees the result in the log within seconds;
- * if it fails, they can resend again (up to 5 times) instead of the service retrying for another
- * day on its own. Its outcome does not count toward pausing the endpoint and does not reset the
- * streak: the streak measures the automatic schedule, and a person is watching a resend.
- *
- * Any finished delivery can be resent (failed, cancelled by a pause, or succeeded, for a receiver
- * that lost it), while the endpoint is active and has room under the 1,000 open deliveries.
+ * When the next attempt is due: a pending delivery's due time; for an attempt whose worker died
+ * (sending, lease passed) the moment its lease ended; nothing while an attempt is in flight or
+ * once the delivery has finished.
  */
-export async function resendDelivery(
-  deps: ManagementDeps,
-  input: { deliveryId: string; actorId: string | null; via?: AuditSource },
-): Promise<DeliveryView> {
-  const first = isUuid(input.deliveryId) ? await readDelivery(deps.sql, { deliveryId: input.deliveryId }) : null;
-  if (!first) throw notFound(`delivery ${input.deliveryId}`);
-  await requireRole(deps.sql, { workspaceId: first.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `delivery ${input.deliveryId}` });
-  await deps.sql.begin(async (tx) => {
-    const row = await readDelivery(tx, { deliveryId: first.id, forUpdate: true });
-    if (!row) throw notFound(`delivery ${input.deliveryId}`);
-    if (row.status === 'pending' || row.status === 'sending') {
-      throw invalidTransition(`delivery ${row.id} is still ${row.status}; only a finished delivery can be resent`);
-    }
-    if (row.resend_count >= MAX_RESENDS) {
-      throw domainError('OD_ERR_RESENDS_PER_DELIVERY', row.id, MAX_RESENDS);
-    }
-    const endpoint = await readEndpoint(tx, { endpointId: row.endpoint_id });
-    if (!endpoint) throw invalidTransition(`the endpoint of delivery ${row.id} was removed`);
-    if (endpoint.state === 'paused') {
-      throw invalidTransition(`endpoint ${endpoint.id} is paused; resume it before resending`);
-    }
-    if ((await countOpenDeliveries(tx, { endpointId: endpoint.id })) >= MAX_OPEN_DELIVERIES_PER_ENDPOINT) {
-      throw invalidTransition(
-        `endpoint ${endpoint.id} already holds ${MAX_OPEN_DELIVERIES_PER_ENDPOINT} open deliveries; resend later`,
-      );
-    }
-    const now = deps.clock.now();
-    await resendDeliveryRow(tx, { deliveryId: row.id, now });
-    await writeAudit(tx, {
-      workspaceId: row.workspace_id,
-      actorId: input.actorId,
-      via: input.via,
-      action: 'delivery.resent',
-      target: { type: 'delivery', id: row.id },
-      details: { webhook_id: row.message_id, type: row.type, endpoint_id: row.endpoint_id, resend: row.resend_count + 1 },
-      at: now,
-    });
-  });
-  const after = await readDelivery(deps.sql, { deliveryId: first.id });
-  return toDeliveryView(after!);
+function nextAttemptAt(row: LogRow, now: Date): string | null {
+  if (row.status === 'pending') return row.next_attempt_at?.toISOString() ?? null;
+  if (row.status === 'sending' && row.lease_until && row.lease_until.getTime() <= now.getTime()) return row.lease_until.toISOString();
+  return null;
+}
+
+function headersOf(messageId: string, attempt: { attempted_at: Date; signature: string | null }): Record<string, string> {
+  const headers = unsignedHeaders(messageId, webhookTimestamp(attempt.attempted_at));
+  return attempt.signature === null ? headers : { ...headers, 'webhook-signature': attempt.signature };
 }

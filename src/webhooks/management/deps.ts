@@ -2,11 +2,11 @@ import type { Clock } from '../../clock.js';
 import type { Config, WebhookConfig } from '../../config.js';
 import type { Sql } from '../../db/connect.js';
 import type { Resolver } from '../transport/address-rules.js';
-import { loadMasterKeys } from '../transport/secrets.js';
+import { loadMasterKeys } from '../../sealing/master-keys.js';
 
 /**
  * What endpoint management and the delivery log need (SPEC.md "Webhook endpoint management"): its
- * own file, so management.ts, delivery-log.ts and endpoint-address.ts share it without importing
+ * own file, so endpoints.ts, delivery-log.ts, resend.ts and endpoint-address.ts share it without importing
  * each other.
  */
 export interface ManagementDeps {

@@ -10,9 +10,9 @@ import {
   type ManagementDeps,
 } from './endpoints.js';
 import { readDevListenTargets } from '../sql/devListen.js';
-import { pauseEndpoint as pauseEndpointRow } from '../sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../sql/markEndpointPaused.js';
 import { readEndpoint } from '../sql/readEndpoint.js';
-import { updateEndpoint as updateEndpointRow } from '../sql/updateEndpoint.js';
+import { setEndpointUrlAndEvents } from '../sql/setEndpointUrlAndEvents.js';
 
 /**
  * Changing an endpoint in place: a new address or new event types, and pausing by hand.
@@ -40,7 +40,7 @@ export async function updateEndpoint(
     const before = await readEndpoint(tx, { endpointId: endpoint.id, forUpdate: true });
     if (!before) throw notFound(`endpoint ${input.endpointId}`);
     const now = deps.clock.now();
-    await updateEndpointRow(tx, { endpointId: endpoint.id, url, eventTypes, now });
+    await setEndpointUrlAndEvents(tx, { endpointId: endpoint.id, url, eventTypes, now });
     const details: Record<string, string | string[]> = {};
     if (url !== null && url !== before.url) Object.assign(details, { url_before: before.url, url });
     if (eventTypes !== null) Object.assign(details, { events_before: before.event_types, events: eventTypes });
@@ -76,7 +76,7 @@ export async function pauseEndpoint(
   });
   const cancelled = await deps.sql.begin(async (tx) => {
     const now = deps.clock.now();
-    const result = await pauseEndpointRow(tx, { endpointId: endpoint.id, now, reason: 'manual' });
+    const result = await markEndpointPaused(tx, { endpointId: endpoint.id, now, reason: 'manual' });
     if (!result.paused) return 0;
     await writeAudit(tx, {
       workspaceId: endpoint.workspace_id,

@@ -15,7 +15,7 @@ import {
   MAX_WORKSPACES_PER_ACCOUNT,
   TEST_EVENT_WINDOW_MS,
 } from '../engine/policy.js';
-import { generateEndpointSecret, sealSecret, SECRET_KEY_BYTES } from '../transport/secrets.js';
+import { generateEndpointSecret, sealSecret, SECRET_KEY_BYTES } from '../../sealing/secrets.js';
 import type { ManagementDeps } from './deps.js';
 import { toEndpointView, type EndpointView } from './endpoint-view.js';
 import { secretKey } from '../transport/signing.js';
@@ -28,11 +28,11 @@ import { insertDeliveries } from '../sql/insertDeliveries.js';
 import { insertEndpoint } from '../sql/insertEndpoint.js';
 import { insertMessages } from '../sql/insertMessages.js';
 import { joinFairnessQueue } from '../sql/joinFairnessQueue.js';
-import { listEndpoints as listEndpointRows } from '../sql/listEndpoints.js';
+import { selectWorkspaceEndpoints } from '../sql/selectWorkspaceEndpoints.js';
 import { lockEndpointCounts } from '../sql/lockEndpointCounts.js';
 import { readEndpoint, type EndpointRow } from '../sql/readEndpoint.js';
-import { removeEndpoint as removeEndpointRow } from '../sql/removeEndpoint.js';
-import { resumeEndpoint as resumeEndpointRow } from '../sql/resumeEndpoint.js';
+import { markEndpointRemoved } from '../sql/markEndpointRemoved.js';
+import { markEndpointActive } from '../sql/markEndpointActive.js';
 import { updateEndpointSecret } from '../sql/updateEndpointSecret.js';
 
 export { AddressRefused, requireEndpointAddress } from '../transport/endpoint-address.js';
@@ -154,7 +154,7 @@ export async function addEndpoint(
 
 export async function listEndpoints(deps: ManagementDeps, input: { workspaceId: string }): Promise<EndpointView[]> {
   const workspace = await requireWorkspace(deps.sql, input.workspaceId);
-  return (await listEndpointRows(deps.sql, { workspaceId: workspace.id })).map(toEndpointView);
+  return (await selectWorkspaceEndpoints(deps.sql, { workspaceId: workspace.id })).map(toEndpointView);
 }
 
 export async function showEndpoint(deps: ManagementDeps, input: { endpointId: string }): Promise<EndpointView> {
@@ -238,7 +238,7 @@ export async function resumeEndpoint(
   await requireRole(deps.sql, { workspaceId: endpoint.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `endpoint ${input.endpointId}` });
   await deps.sql.begin(async (tx) => {
     const now = deps.clock.now();
-    if (!(await resumeEndpointRow(tx, { endpointId: endpoint.id, now }))) throw notFound(`endpoint ${input.endpointId}`);
+    if (!(await markEndpointActive(tx, { endpointId: endpoint.id, now }))) throw notFound(`endpoint ${input.endpointId}`);
     await writeAudit(tx, {
       workspaceId: endpoint.workspace_id,
       actorId: input.actorId,
@@ -266,7 +266,7 @@ export async function removeEndpoint(
   return (await deps.sql.begin(async (tx) => {
     await lockEndpointCounts(tx, { workspaceId: endpoint.workspace_id });
     const now = deps.clock.now();
-    const cancelled = await removeEndpointRow(tx, { endpointId: endpoint.id, now });
+    const cancelled = await markEndpointRemoved(tx, { endpointId: endpoint.id, now });
     const left = await countEndpointLimits(tx, { workspaceId: endpoint.workspace_id, accountId: null });
     const dropped = left.inWorkspace === 0 ? await dropWaitingEvents(tx, { workspaceId: endpoint.workspace_id }) : 0;
     await writeAudit(tx, {

@@ -18,17 +18,19 @@ export async function requireEndpointReader(
   sql: Parameters<typeof requireEndpoint>[0],
   endpointId: string,
   actorId: ActorId,
-): Promise<void> {
+): Promise<{ workspaceId: string }> {
   const endpoint = await requireEndpoint(sql, endpointId);
   await requireRole(sql, { workspaceId: endpoint.workspace_id, accountId: actorId, roles: MEMBERSHIP_ROLES, target: `endpoint ${endpointId}` });
+  return { workspaceId: endpoint.workspace_id };
 }
 
 export async function requireDeliveryReader(
   sql: Parameters<typeof requireEndpoint>[0],
   deliveryId: string,
   actorId: ActorId,
-): Promise<void> {
+): Promise<{ workspaceId: string }> {
   const row = isUuid(deliveryId) ? await readDelivery(sql, { deliveryId }) : null;
   if (!row) throw notFound(`delivery ${deliveryId}`);
   await requireRole(sql, { workspaceId: row.workspace_id, accountId: actorId, roles: MEMBERSHIP_ROLES, target: `delivery ${deliveryId}` });
+  return { workspaceId: row.workspace_id };
 }

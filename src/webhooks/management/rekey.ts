@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/connect.js';
-import { masterKeyId, openSecret, sealSecret, SecretUnavailableError, type MasterKeys } from '../transport/secrets.js';
+import { masterKeyId, openSecret, sealSecret, SecretUnavailableError } from '../../sealing/secrets.js';
+import type { MasterKeys } from '../../sealing/master-keys.js';
 import { countSecretsToRekey, lockSecretsToRekey, storeResealed } from '../sql/rekeyBatch.js';
 
 export const REKEY_BATCH_SIZE = 200;
@@ -21,8 +22,7 @@ export interface RekeyResult {
 
 /**
  * `offerdesk secrets rekey`: re-seals every endpoint secret that is not yet under the current
- * master key (sealed under a previous key, or in the format without key id and endpoint
- * binding), in batches that each commit, so an interrupted run loses nothing and the next run
+ * master key (sealed under a previous key), in batches that each commit, so an interrupted run loses nothing and the next run
  * goes on with what is left. Secrets stay the same; subscribers notice nothing.
  */
 export async function rekeySecrets(

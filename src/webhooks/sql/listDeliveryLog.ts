@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
-import type { DeliveryStatus } from './listDeliveries.js';
+import type { DeliveryStatus } from '../delivery.js';
 
 /** One row of the console's delivery log, with what the waiting reason needs. */
 export interface LogRow {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
-import type { DeliveryRow } from './listDeliveries.js';
+import type { DeliveryRow } from '../delivery.js';
 
 export interface DeliveryDetailRow extends DeliveryRow {
   body: string;

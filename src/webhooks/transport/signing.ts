@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
+import { SECRET_PREFIX } from '../../sealing/secrets.js';
 
 /**
  * Standard Webhooks signatures (SPEC.md "Webhook signature"), written with node:crypto so the
  * tests can check them with the reference `standardwebhooks` library as an independent party.
  */
 
-export const SECRET_PREFIX = 'whsec_';
 export const SIGNATURE_VERSION = 'v1';
 
 /** Key = base64 decoding of the secret after `whsec_` (SPEC.md "Webhook signature" rule 1). */

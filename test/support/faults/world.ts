@@ -11,7 +11,7 @@ import { createApiKey } from '../../../src/domain/api-keys.js';
 import { createOffer } from '../../../src/domain/offer-actions.js';
 import { createLogger } from '../../../src/log.js';
 import { addEndpoint, type ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
-import { loadMasterKey } from '../../../src/webhooks/transport/secrets.js';
+import { loadMasterKey } from '../../../src/sealing/master-keys.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../https-receiver.js';
 import { startApi, startWorkerProcess, stopAllChildren, type Child } from './children.js';
 import { startReads, type ReadLoad } from './load.js';

@@ -6,7 +6,7 @@ import { createLogger } from '../../../src/log.js';
 import { startWorker } from '../../../src/webhooks/engine/worker.js';
 import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import type { AttemptOutcome } from '../../../src/webhooks/transport/sender.js';
-import { loadMasterKeys } from '../../../src/webhooks/transport/secrets.js';
+import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { until } from '../../support/until.js';
 import { fakeSender, MASTER_KEY, OK, sentOffer, webhookConfig, workspace, type FakeSender } from './helpers.js';

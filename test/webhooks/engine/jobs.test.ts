@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../../src/clock.js';
 import { createOffer, sendOffer } from '../../../src/domain/offer-actions.js';
-import { showDelivery } from '../../../src/webhooks/management/delivery-log.js';
+import { shownDelivery } from './log-helpers.js';
 import { verifyBody } from './verify.js';
 import { endpoint, runSchedulesToEnd, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
@@ -64,6 +64,6 @@ describe('delivery log retention (30 days)', () => {
     expect(left[0]!.id).not.toBe(old!.id);
     expect(await f.sql`select 1 from webhook_attempts where delivery_id = ${old!.id}::uuid`).toHaveLength(0);
     expect(await f.sql`select 1 from webhook_messages`).toHaveLength(1);
-    await expect(showDelivery(f.manage, { deliveryId: old!.id })).rejects.toThrow(/not found/);
+    await expect(shownDelivery(f, old!.id)).rejects.toThrow(/not found/);
   });
 });

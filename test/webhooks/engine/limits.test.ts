@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE, SECOND } from '../../../src/clock.js';
-import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
 import { addEndpoint, removeEndpoint, testEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import {
   MAX_ENDPOINTS_PER_WORKSPACE,
@@ -36,7 +36,7 @@ describe('SPEC.md "Webhook limits" (management and rate)', () => {
     for (const workspaceId of workspaces.slice(0, MAX_WORKSPACES_PER_ACCOUNT)) {
       ids.push((await addEndpoint(f.manage, { workspaceId, url: 'https://hooks.test/x', events: ['offer.sent'], actorId: actor })).id);
     }
-    await pauseEndpoint(f.sql, { endpointId: ids[0]!, now: f.clock.now() });
+    await markEndpointPaused(f.sql, { endpointId: ids[0]!, now: f.clock.now() });
     const last = workspaces[MAX_WORKSPACES_PER_ACCOUNT]!;
     const add21st = () => addEndpoint(f.manage, { workspaceId: last, url: 'https://hooks.test/x', events: ['offer.sent'], actorId: actor });
 

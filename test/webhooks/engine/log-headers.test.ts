@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../../../src/clock.js';
-import { showDeliveryLogEntry } from '../../../src/webhooks/management/log-page.js';
+import { showDeliveryLogEntry } from '../../../src/webhooks/management/delivery-log.js';
 import { addEndpoint, rotateSecret, testEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { workspace } from './helpers.js';
 import { useRealDelivery } from './real-delivery.js';

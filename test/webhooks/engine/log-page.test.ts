@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../../src/clock.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { listDeliveryLogPage, showDeliveryLogEntry, type LogQuery } from '../../../src/webhooks/management/log-page.js';
+import { listDeliveryLogPage, showDeliveryLogEntry, type LogQuery } from '../../../src/webhooks/management/delivery-log.js';
 import { FAIL, OK, deliverDue, endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 import { logDeps, walkLog } from './log-helpers.js';
 
@@ -136,8 +136,8 @@ describe("a delivery's page", () => {
       'webhook-timestamp': String(Math.floor(second!.attemptAt.getTime() / 1000)),
     });
     expect(detail.attempts).toEqual([
-      { attempt: 1, attempted_at: first!.attemptAt.toISOString(), status_code: 500, error: 'status 500', duration_ms: 5, response_prefix: 'oops' },
-      { attempt: 2, attempted_at: second!.attemptAt.toISOString(), status_code: 204, error: null, duration_ms: 12, response_prefix: '' },
+      { attempt: 1, attempted_at: first!.attemptAt.toISOString(), succeeded: false, status_code: 500, error: 'status 500', duration_ms: 5, response_prefix: 'oops' },
+      { attempt: 2, attempted_at: second!.attemptAt.toISOString(), succeeded: true, status_code: 204, error: null, duration_ms: 12, response_prefix: '' },
     ]);
     expect(detail).toMatchObject({ status: 'succeeded', attempt_count: 2, last_response_status: 204, waiting_reason: null, next_attempt_at: null });
     expect(JSON.stringify(detail)).not.toContain(ep.secret);

@@ -10,7 +10,7 @@ import {
   showEndpoint,
   testEndpoint,
 } from '../../../src/webhooks/management/endpoints.js';
-import { openSecret } from '../../../src/webhooks/transport/secrets.js';
+import { openSecret } from '../../../src/sealing/secrets.js';
 import { endpoint, memberOf, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture();

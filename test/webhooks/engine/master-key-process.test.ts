@@ -6,7 +6,7 @@ import { systemClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import { projectRoot } from '../../../src/paths.js';
 import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
-import { masterKeyId, openSecret } from '../../../src/webhooks/transport/secrets.js';
+import { masterKeyId, openSecret } from '../../../src/sealing/secrets.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { offerdeskArgs } from '../../support/offerdesk-command.js';
 import { MASTER_KEY, workspace } from './helpers.js';

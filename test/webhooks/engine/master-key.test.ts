@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
 import { ConfigError } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
-import { checkMasterKeys } from '../../../src/webhooks/transport/key-check.js';
+import { checkMasterKeys } from '../../../src/sealing/key-check.js';
 import { FAILURES_IN_A_ROW_TO_PAUSE } from '../../../src/webhooks/engine/policy.js';
 import { rekeySecrets } from '../../../src/webhooks/management/rekey.js';
-import { encryptSecret, masterKeyId, openSecret, sealSecret, sealedKeyId } from '../../../src/webhooks/transport/secrets.js';
+import { masterKeyId, openSecret, sealSecret, sealedKeyId } from '../../../src/sealing/secrets.js';
 import { endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture();
@@ -97,8 +97,6 @@ describe('offerdesk secrets rekey (rekeySecrets)', () => {
     for (const url of ['https://hooks.test/a', 'https://hooks.test/b', 'https://hooks.test/c', 'https://other.test/d', 'https://other.test/e']) {
       added.push(await endpoint(f, ws, { url, events: ['offer.sent'] }));
     }
-    // One written in format 1, before key ids and endpoint binding.
-    await setSealed(added[0]!.id, encryptSecret(old, added[0]!.secret));
     const rotated = { current: randomBytes(32), previous: [old] };
 
     const interrupted = await rekeySecrets(f.sql, rotated, {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR } from '../../../src/clock.js';
-import { listDeliveries } from '../../../src/webhooks/management/delivery-log.js';
+import { endpointDeliveries } from './log-helpers.js';
 import { resumeEndpoint, showEndpoint } from '../../../src/webhooks/management/endpoints.js';
-import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
 import {
   FAIL,
   OK,
@@ -32,7 +32,7 @@ describe('pause after 5 final failures in a row (SPEC.md "Delivery, retries, pau
     expect(shown.state).toBe('paused');
     expect(shown.failure_streak).toBe(5);
     expect(await statusCounts(f.sql, ep.id)).toEqual({ failed: 5, cancelled: 1 });
-    const [cancelled] = await listDeliveries(f.manage, { endpointId: ep.id, status: 'cancelled' });
+    const [cancelled] = await endpointDeliveries(f, ep.id, 'cancelled');
     expect(cancelled!.failure_reason).toBe('endpoint_paused');
   });
 
@@ -67,7 +67,7 @@ describe('pause after 5 final failures in a row (SPEC.md "Delivery, retries, pau
   it('never delivers events that occurred while the endpoint was paused, also not after resuming', async () => {
     const ws = await workspace(f);
     const ep = await endpoint(f, ws);
-    await pauseEndpoint(f.sql, { endpointId: ep.id, now: f.clock.now() });
+    await markEndpointPaused(f.sql, { endpointId: ep.id, now: f.clock.now() });
     await sentOffer(f, ws.workspaceId, 'During the pause');
     await f.engine.fanOut();
 
@@ -97,7 +97,7 @@ describe('pause after 5 final failures in a row (SPEC.md "Delivery, retries, pau
     const ws = await workspace(f);
     const broken = await endpoint(f, ws, { url: 'https://hooks.test/broken' });
     await endpoint(f, ws, { url: 'https://other.test/fine' });
-    await pauseEndpoint(f.sql, { endpointId: broken.id, now: f.clock.now() });
+    await markEndpointPaused(f.sql, { endpointId: broken.id, now: f.clock.now() });
     await sentOffer(f, ws.workspaceId);
     await runSchedulesToEnd(f);
     expect(f.sender.sent.map((s) => s.url)).toEqual(['https://other.test/fine']);

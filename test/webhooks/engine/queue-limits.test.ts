@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
-import { listDeliveries, resendDelivery } from '../../../src/webhooks/management/delivery-log.js';
+import { resendDelivery } from '../../../src/webhooks/management/resend.js';
+import { endpointDeliveries } from './log-helpers.js';
 import { FAIL, endpoint, manyEvents, statusCounts, useEngineFixture, workspace } from './helpers.js';
 
 // The start rate lifted, as benchmarks do, so a thousand deliveries can be attempted at once.
@@ -47,7 +48,7 @@ describe('SPEC.md "Webhook limits" (queues)', () => {
     await f.engine.fanOut();
 
     expect(await statusCounts(f.sql, ep.id)).toEqual({ pending: 1000, failed: 2 });
-    const failed = await listDeliveries(f.manage, { endpointId: ep.id, status: 'failed' });
+    const failed = await endpointDeliveries(f, ep.id, 'failed');
     expect(failed.map((d) => [d.attempt_count, d.failure_reason])).toEqual([
       [0, 'endpoint_queue_full'],
       [0, 'endpoint_queue_full'],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { ManualClock } from '../../../src/clock.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig, loadTestFault } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
 import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine/engine.js';
 import type { ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
@@ -37,6 +37,9 @@ export function useRealDelivery(clock: ManualClock): RealDelivery {
       masterKey,
       logger: createLogger('silent'),
       settings: { startsPerMinutePerWorkspace: 60, concurrency: 8, leaseMs: 60_000 },
+      // contract-tests/gate-webhooks.sh runs this file with OFFERDESK_FAULT=drop-offer-title and
+      // must see it fail: the fault named there is given to the engine here, at construction.
+      plantedFault: loadTestFault(process.env),
     });
     h.manage = { sql: h.db.sql, clock, config: config.webhooks, masterKey };
   });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR } from '../../../src/clock.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { resendDelivery } from '../../../src/webhooks/management/delivery-log.js';
 import { MAX_RESENDS } from '../../../src/webhooks/engine/policy.js';
-import { previewResendFailed, resendFailed } from '../../../src/webhooks/management/resend-failed.js';
-import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
+import { previewResendFailed, resendDelivery, resendFailed } from '../../../src/webhooks/management/resend.js';
+import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
 import { seedDeliveryLog } from '../../../src/seed/delivery-log.js';
 import { FAIL, OK, endpoint, memberOf, runSchedulesToEnd, sentOffer, statusCounts, useEngineFixture, workspace } from './helpers.js';
 import { logDeps } from './log-helpers.js';
@@ -98,7 +97,7 @@ describe('resend failed since a time', () => {
       code: 'not_found',
     });
     await expect(previewResendFailed(logDeps(f), { workspaceId: other.workspaceId, endpointId: ep.id, since })).rejects.toBeInstanceOf(DomainError);
-    await pauseEndpoint(f.sql, { endpointId: ep.id, now: f.clock.now() });
+    await markEndpointPaused(f.sql, { endpointId: ep.id, now: f.clock.now() });
     await expect(resendFailed(logDeps(f), { workspaceId: ws.workspaceId, endpointId: ep.id, since, actorId: ws.ownerId })).rejects.toThrow(/paused/);
     expect(await statusCounts(f.sql, ep.id)).toEqual({ failed: 1 });
   });

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { resendDelivery, showDelivery } from '../../../src/webhooks/management/delivery-log.js';
+import { resendDelivery } from '../../../src/webhooks/management/resend.js';
+import { shownDelivery } from './log-helpers.js';
 import { showEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { MAX_RESENDS } from '../../../src/webhooks/engine/policy.js';
-import { pauseEndpoint } from '../../../src/webhooks/sql/pauseEndpoint.js';
+import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
 import {
   FAIL,
   OK,
@@ -48,7 +49,7 @@ describe('resend from the delivery log', () => {
     expect(resent.messageId).toBe(original.messageId);
     expect(resent.body).toBe(original.body);
     expect(resent.attemptAt.getTime()).toBeGreaterThan(original.attemptAt.getTime());
-    expect((await showDelivery(f.manage, { deliveryId: row!.id })).status).toBe('succeeded');
+    expect((await shownDelivery(f, row!.id)).status).toBe('succeeded');
   });
 
   it('makes one attempt, not a new schedule: a failed resend is failed again at once', async () => {
@@ -57,7 +58,7 @@ describe('resend from the delivery log', () => {
     await runSchedulesToEnd(f);
 
     expect(f.sender.sent).toHaveLength(1);
-    expect(await showDelivery(f.manage, { deliveryId })).toMatchObject({ status: 'failed', attempt_count: 9, resend_count: 1 });
+    expect(await shownDelivery(f, deliveryId)).toMatchObject({ status: 'failed', attempt_count: 9, resend_count: 1 });
   });
 
   it('allows 5 resends of a delivery and refuses the 6th', async () => {
@@ -91,7 +92,7 @@ describe('resend from the delivery log', () => {
 
   it('refuses to resend to a paused endpoint', async () => {
     const { ws, ep, deliveryId } = await failedDelivery();
-    await pauseEndpoint(f.sql, { endpointId: ep.id, now: f.clock.now() });
+    await markEndpointPaused(f.sql, { endpointId: ep.id, now: f.clock.now() });
     await expect(resendDelivery(f.manage, { deliveryId, actorId: ws.ownerId })).rejects.toThrow(/paused/);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../../src/clock.js';
 import { attemptDelivery, claimBatch } from '../../../src/webhooks/engine/dispatch.js';
-import { showDelivery } from '../../../src/webhooks/management/delivery-log.js';
+import { shownDelivery } from './log-helpers.js';
 import { RETRY_PAUSES_MS } from '../../../src/webhooks/engine/policy.js';
 import { FAIL, OK, endpoint, sentOffer, workspace, useEngineFixture } from './helpers.js';
 
@@ -49,7 +49,7 @@ describe('retry schedule (SPEC.md "Delivery, retries, pause")', () => {
     }
     f.clock.advance(48 * HOUR);
     expect(await f.engine.dispatchOnce()).toEqual([]);
-    const shown = await showDelivery(f.manage, { deliveryId: delivery.id });
+    const shown = await shownDelivery(f, delivery.id);
     expect(shown.status).toBe('failed');
     expect(shown.attempt_count).toBe(8);
     expect(shown.next_attempt_at).toBeNull();
@@ -67,7 +67,7 @@ describe('retry schedule (SPEC.md "Delivery, retries, pause")', () => {
     expect(outcome).toEqual({ kind: 'delivered', deliveryId: delivery.id, attempt: 3 });
     f.clock.advance(48 * HOUR);
     expect(await f.engine.dispatchOnce()).toEqual([]);
-    expect((await showDelivery(f.manage, { deliveryId: delivery.id })).status).toBe('succeeded');
+    expect((await shownDelivery(f, delivery.id)).status).toBe('succeeded');
   });
 
   it('keeps every attempt in the delivery log with time, status code, error, duration and reply prefix', async () => {
@@ -82,7 +82,7 @@ describe('retry schedule (SPEC.md "Delivery, retries, pause")', () => {
     f.clock.advance(MINUTE);
     await f.engine.dispatchOnce();
 
-    const shown = await showDelivery(f.manage, { deliveryId: delivery.id });
+    const shown = await shownDelivery(f, delivery.id);
     expect(shown.attempts).toEqual([
       { attempt: 1, attempted_at: first.toISOString(), succeeded: false, status_code: null, error: 'connection refused', duration_ms: 12, response_prefix: null },
       { attempt: 2, attempted_at: new Date(first.getTime() + MINUTE).toISOString(), succeeded: false, status_code: 503, error: 'status 503', duration_ms: 40, response_prefix: 'busy' },
@@ -97,7 +97,7 @@ describe('retry schedule (SPEC.md "Delivery, retries, pause")', () => {
     const delivery = await oneDelivery();
     const [outcome] = await f.engine.dispatchOnce();
     expect(outcome!.kind).toBe('retry-scheduled');
-    const shown = await showDelivery(f.manage, { deliveryId: delivery.id });
+    const shown = await shownDelivery(f, delivery.id);
     expect(shown.attempts[0]!.error).toMatch(/boom/);
   });
 });
@@ -129,6 +129,6 @@ describe('leases (a worker that dies mid-attempt)', () => {
     const late = await attemptDelivery(f.deps, dead.deliveries[0]!, []);
 
     expect(late.kind).toBe('cancelled');
-    expect((await showDelivery(f.manage, { deliveryId: delivery.id })).status).toBe('succeeded');
+    expect((await shownDelivery(f, delivery.id)).status).toBe('succeeded');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SECOND } from '../../../src/clock.js';
-import { listDeliveryLogPage, type DeliveryLogView } from '../../../src/webhooks/management/log-page.js';
+import { listDeliveryLogPage, type DeliveryLogView } from '../../../src/webhooks/management/delivery-log.js';
 import { FAIL, deliverDue, endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 import { logDeps } from './log-helpers.js';
 

@@ -5,7 +5,7 @@ import type { Sql } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
 import { startWorker } from '../../../src/webhooks/engine/worker.js';
 import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
-import { loadMasterKeys } from '../../../src/webhooks/transport/secrets.js';
+import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { until } from '../../support/until.js';
 import { fakeSender, MASTER_KEY, sentOffer, webhookConfig, workspace } from './helpers.js';

@@ -3,7 +3,7 @@ import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import { checkEndpointAddress, type Resolver } from '../../../src/webhooks/transport/address-rules.js';
 
 /**
- * Issue 3 "Sending", address rules, as one table: a URL, what its name resolves to, and the
+ * SPEC.md "Webhook endpoint management", the address requirements, as one table: a URL, what its name resolves to, and the
  * verdict. The resolver is a fake; `resolves: null` means "no such name" (ENOTFOUND).
  */
 

@@ -30,7 +30,7 @@ async function sendFromChildProcess(extraEnv: Record<string, string>): Promise<{
     script,
     `import { loadConfig } from ${JSON.stringify(src('config.ts'))};
 import { createWebhookSender } from ${JSON.stringify(src('webhooks/transport/sender.ts'))};
-import { generateEndpointSecret } from ${JSON.stringify(src('webhooks/transport/secrets.ts'))};
+import { generateEndpointSecret } from ${JSON.stringify(src('sealing/secrets.ts'))};
 const sender = createWebhookSender({ config: loadConfig().webhooks, responseTimeoutMs: 2000 });
 const outcome = await sender.send({ url: 'https://hooks.test/hook', secret: generateEndpointSecret(), messageId: 'm1',
   body: '{}', attemptAt: new Date(), customOfferDomains: [] });

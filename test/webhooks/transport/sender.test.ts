@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import type { Logger } from '../../../src/log.js';
 import { checkEndpointAddress, type Resolver } from '../../../src/webhooks/transport/address-rules.js';
-import { generateEndpointSecret } from '../../../src/webhooks/transport/secrets.js';
+import { generateEndpointSecret } from '../../../src/sealing/secrets.js';
 import {
   createWebhookSender,
   RESPONSE_PREFIX_BYTES,

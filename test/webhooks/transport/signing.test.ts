@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signPayload } from '../../../src/webhooks/transport/signing.js';
-import { generateEndpointSecret } from '../../../src/webhooks/transport/secrets.js';
+import { generateEndpointSecret } from '../../../src/sealing/secrets.js';
 
 /**
  * The Standard Webhooks reference vector (standard-webhooks spec and the reference library's own

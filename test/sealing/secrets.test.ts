@@ -1,16 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Config, loadConfig } from '../../../src/config.js';
-import type { Logger } from '../../../src/log.js';
-import {
-  decryptSecret,
-  encryptSecret,
-  generateEndpointSecret,
-  loadMasterKey,
-} from '../../../src/webhooks/transport/secrets.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { Logger } from '../../src/log.js';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { generateEndpointSecret, openSecret, sealSecret, SecretUnavailableError } from '../../src/sealing/secrets.js';
+import { loadMasterKey } from '../../src/sealing/master-keys.js';
 
 function configWith(env: Record<string, string>): Config {
   return loadConfig({ OFFERDESK_DATA_DIR: mkdtempSync(join(tmpdir(), 'offerdesk-key-')), ...env });
@@ -36,38 +32,43 @@ describe('endpoint secrets', () => {
 
 describe('sealing secrets with the master key', () => {
   const key = randomBytes(32);
+  const keys = { current: key, previous: [] };
+  const endpointId = randomUUID();
   const secret = generateEndpointSecret();
 
-  it('decrypts what it encrypted', () => {
-    expect(decryptSecret(key, encryptSecret(key, secret))).toBe(secret);
+  it('opens what it sealed', () => {
+    expect(openSecret(keys, endpointId, sealSecret(key, endpointId, secret))).toBe(secret);
   });
 
   it('never stores the secret in clear', () => {
-    expect(encryptSecret(key, secret).includes(Buffer.from(secret))).toBe(false);
+    expect(sealSecret(key, endpointId, secret).includes(Buffer.from(secret))).toBe(false);
   });
 
   it('gives different bytes for the same secret each time (random nonce)', () => {
-    expect(encryptSecret(key, secret).equals(encryptSecret(key, secret))).toBe(false);
+    expect(sealSecret(key, endpointId, secret).equals(sealSecret(key, endpointId, secret))).toBe(false);
   });
 
-  it('starts the sealed bytes with format version 1', () => {
-    expect(encryptSecret(key, secret)[0]).toBe(1);
+  it('starts the sealed bytes with format version 2', () => {
+    expect(sealSecret(key, endpointId, secret)[0]).toBe(2);
   });
 
-  it('fails to decrypt with another master key', () => {
-    expect(() => decryptSecret(randomBytes(32), encryptSecret(key, secret))).toThrow(/wrong master key/);
+  it('fails to open with another master key', () => {
+    expect(() => openSecret({ current: randomBytes(32), previous: [] }, endpointId, sealSecret(key, endpointId, secret))).toThrow(
+      /not configured/,
+    );
   });
 
-  it('fails to decrypt bytes that were changed', () => {
-    const sealed = encryptSecret(key, secret);
+  it('fails to open bytes that were changed', () => {
+    const sealed = sealSecret(key, endpointId, secret);
     sealed[sealed.length - 1]! ^= 0x01;
-    expect(() => decryptSecret(key, sealed)).toThrow(/wrong master key or damaged/);
+    expect(() => openSecret(keys, endpointId, sealed)).toThrow(/damaged/);
   });
 
   it('refuses an unknown format version', () => {
-    const sealed = encryptSecret(key, secret);
-    sealed[0] = 2;
-    expect(() => decryptSecret(key, sealed)).toThrow(/unknown format/);
+    const sealed = sealSecret(key, endpointId, secret);
+    sealed[0] = 1;
+    expect(() => openSecret(keys, endpointId, sealed)).toThrow(SecretUnavailableError);
+    expect(() => openSecret(keys, endpointId, sealed)).toThrow(/unknown format/);
   });
 });
 

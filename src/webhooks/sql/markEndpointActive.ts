@@ -6,7 +6,7 @@ import type { Queryable } from '../../db/connect.js';
  * back from 'paused' to 'failing' (engine/health.ts): not recovered until a delivery succeeds,
  * and a second pause is told again.
  */
-export async function resumeEndpoint(sql: Queryable, input: { endpointId: string; now: Date }): Promise<boolean> {
+export async function markEndpointActive(sql: Queryable, input: { endpointId: string; now: Date }): Promise<boolean> {
   const rows = await sql`
     update webhook_endpoints
        set state = 'active', failure_streak = 0, paused_at = null, paused_reason = null, updated_at = ${input.now},

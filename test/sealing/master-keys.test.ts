@@ -3,17 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
-import {
-  encryptSecret,
-  generateEndpointSecret,
-  loadMasterKeys,
-  masterKeyId,
-  openSecret,
-  sealedKeyId,
-  sealSecret,
-  SecretUnavailableError,
-} from '../../../src/webhooks/transport/secrets.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { generateEndpointSecret, masterKeyId, openSecret, sealedKeyId, sealSecret, SecretUnavailableError } from '../../src/sealing/secrets.js';
+import { loadMasterKeys } from '../../src/sealing/master-keys.js';
 
 /** Format 2 of a sealed secret: key id, endpoint binding, rotation with previous keys. */
 
@@ -50,10 +42,16 @@ describe('sealing format 2', () => {
     );
   });
 
-  it('still opens format 1 values (sealed before key ids) with the current or a previous key', () => {
-    expect(openSecret({ current, previous: [] }, endpointId, encryptSecret(current, secret))).toBe(secret);
-    expect(openSecret({ current, previous: [previous] }, endpointId, encryptSecret(previous, secret))).toBe(secret);
-    expect(() => openSecret({ current, previous: [] }, endpointId, encryptSecret(previous, secret))).toThrow(SecretUnavailableError);
+  it('opens with the current or a previous key, and with no key that is not configured', () => {
+    expect(openSecret({ current, previous: [] }, endpointId, sealSecret(current, endpointId, secret))).toBe(secret);
+    expect(openSecret({ current, previous: [previous] }, endpointId, sealSecret(previous, endpointId, secret))).toBe(secret);
+    expect(() => openSecret({ current, previous: [] }, endpointId, sealSecret(previous, endpointId, secret))).toThrow(SecretUnavailableError);
+  });
+
+  it('refuses a value that is not in format 2 under every configured key', () => {
+    const sealed = sealSecret(current, endpointId, secret);
+    sealed[0] = 1;
+    expect(() => openSecret({ current, previous: [previous] }, endpointId, sealed)).toThrow(/unknown format/);
   });
 
   it('key ids are stable, 8 hex digits, and differ between keys', () => {

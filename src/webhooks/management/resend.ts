@@ -2,12 +2,69 @@ import { MANAGER_ROLES, requireRole } from '../../domain/accounts.js';
 import { writeAudit, type AuditSource } from '../../domain/audit.js';
 import { domainError, invalidTransition, notFound } from '../../domain/errors.js';
 import { isUuid } from '../../domain/validate.js';
-import { checkLogTime, type LogDeps } from './log-page.js';
+import { checkLogTime, showDeliveryLogView, type DeliveryLogView, type LogDeps } from './delivery-log.js';
 import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from '../engine/policy.js';
 import { countFailedSince } from '../sql/countFailedSince.js';
 import { countOpenDeliveries } from '../sql/countOpenDeliveries.js';
+import { readDelivery } from '../sql/readDelivery.js';
 import { readEndpoint } from '../sql/readEndpoint.js';
-import { resendFailedSince } from '../sql/resendFailedSince.js';
+import { requeueForResend } from '../sql/requeueForResend.js';
+
+/**
+ * Resend from the delivery log (SPEC.md "Delivery, retries, pause": "It can be resent from the
+ * delivery log up to 5 times; a resend has the same webhook-id and body").
+ *
+ * A resend is ONE attempt, due at once, of the stored message: same webhook-id, same body bytes,
+ * a fresh webhook-timestamp and signature. It does not start a new 8-attempt schedule: the
+ * operator resends after repairing the receiver and sees the result in the log within seconds;
+ * if it fails, they can resend again (up to 5 times) instead of the service retrying for another
+ * day on its own. Its outcome does not count toward pausing the endpoint and does not reset the
+ * streak: the streak measures the automatic schedule, and a person is watching a resend.
+ *
+ * Any finished delivery can be resent (failed, cancelled by a pause, or succeeded, for a receiver
+ * that lost it), while the endpoint is active and has room under the 1,000 open deliveries.
+ * Answers with the delivery as the log shows it.
+ */
+export async function resendDelivery(
+  deps: LogDeps,
+  input: { deliveryId: string; actorId: string | null; via?: AuditSource },
+): Promise<DeliveryLogView> {
+  const first = isUuid(input.deliveryId) ? await readDelivery(deps.sql, { deliveryId: input.deliveryId }) : null;
+  if (!first) throw notFound(`delivery ${input.deliveryId}`);
+  await requireRole(deps.sql, { workspaceId: first.workspace_id, accountId: input.actorId, roles: MANAGER_ROLES, target: `delivery ${input.deliveryId}` });
+  await deps.sql.begin(async (tx) => {
+    const row = await readDelivery(tx, { deliveryId: first.id, forUpdate: true });
+    if (!row) throw notFound(`delivery ${input.deliveryId}`);
+    if (row.status === 'pending' || row.status === 'sending') {
+      throw invalidTransition(`delivery ${row.id} is still ${row.status}; only a finished delivery can be resent`);
+    }
+    if (row.resend_count >= MAX_RESENDS) {
+      throw domainError('OD_ERR_RESENDS_PER_DELIVERY', row.id, MAX_RESENDS);
+    }
+    const endpoint = await readEndpoint(tx, { endpointId: row.endpoint_id });
+    if (!endpoint) throw invalidTransition(`the endpoint of delivery ${row.id} was removed`);
+    if (endpoint.state === 'paused') {
+      throw invalidTransition(`endpoint ${endpoint.id} is paused; resume it before resending`);
+    }
+    if ((await countOpenDeliveries(tx, { endpointId: endpoint.id })) >= MAX_OPEN_DELIVERIES_PER_ENDPOINT) {
+      throw invalidTransition(
+        `endpoint ${endpoint.id} already holds ${MAX_OPEN_DELIVERIES_PER_ENDPOINT} open deliveries; resend later`,
+      );
+    }
+    const now = deps.clock.now();
+    await requeueForResend(tx, { deliveryId: row.id, maxResends: MAX_RESENDS, now });
+    await writeAudit(tx, {
+      workspaceId: row.workspace_id,
+      actorId: input.actorId,
+      via: input.via,
+      action: 'delivery.resent',
+      target: { type: 'delivery', id: row.id },
+      details: { webhook_id: row.message_id, type: row.type, endpoint_id: row.endpoint_id, resend: row.resend_count + 1 },
+      at: now,
+    });
+  });
+  return showDeliveryLogView(deps, { workspaceId: first.workspace_id, deliveryId: first.id });
+}
 
 /**
  * "Resend failed since ..." for an endpoint that was down (SPEC.md "Delivery, retries, pause": a
@@ -50,7 +107,7 @@ export async function resendFailed(
       throw domainError('OD_ERR_OPEN_DELIVERIES_PER_ENDPOINT', counts.resendable, endpoint.id, Math.max(0, room), MAX_OPEN_DELIVERIES_PER_ENDPOINT);
     }
     const now = deps.clock.now();
-    const resent = await resendFailedSince(tx, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS, now });
+    const resent = await requeueForResend(tx, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS, now });
     await writeAudit(tx, {
       workspaceId: endpoint.workspace_id,
       actorId: input.actorId,

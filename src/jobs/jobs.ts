@@ -1,14 +1,22 @@
-import { expireDueOffers } from '../../domain/expiry.js';
-import { deleteExpiredSessions } from '../../domain/sessions.js';
-import { coerceError } from '../../log.js';
-import type { EngineDeps } from './deps.js';
-import { checkEndpointHealth } from './notices.js';
-import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, HEALTH_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
-import { claimJobRun } from '../sql/claimJobRun.js';
-import { deleteExpiredLog } from '../sql/deleteExpiredLog.js';
-import { metricsSnapshotJob } from './metrics-snapshot-job.js';
+import type { Clock } from '../clock.js';
+import type { Sql } from '../db/connect.js';
+import { expireDueOffers } from '../domain/expiry.js';
+import { deleteExpiredSessions } from '../domain/sessions.js';
+import { coerceError, type Logger } from '../log.js';
+import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
+import { claimJobRun } from './sql/claimJobRun.js';
+import { deleteExpiredLog } from './sql/deleteExpiredLog.js';
 
-type JobDeps = Pick<EngineDeps, 'sql' | 'clock' | 'logger' | 'publicUrl'>;
+/**
+ * The periodic jobs: offer expiry, the delivery log's retention and ended console sessions (and
+ * the webhook engine's own, src/webhooks/engine/webhook-jobs.ts). The worker (`offerdesk worker`, or inside `serve`) asks every JOBS_CHECK_INTERVAL_MS which are due;
+ * each period's run is claimed by one worker of the fleet (worker_jobs, sql/claimJobRun.ts).
+ */
+export interface JobDeps {
+  sql: Sql;
+  clock: Clock;
+  logger: Logger;
+}
 
 export interface PeriodicJob {
   name: string;
@@ -54,24 +62,7 @@ export const consoleSessionRetentionJob: PeriodicJob = {
   run: ({ sql, clock }) => deleteExpiredSessions(sql, clock),
 };
 
-/**
- * Endpoint health (health.ts): an endpoint starting to fail (no success for an hour while several
- * attempts failed) or recovering after a notice is told to its owners and admins.
- */
-export const endpointHealthJob: PeriodicJob = {
-  name: 'endpoint-health',
-  intervalMs: HEALTH_JOB_INTERVAL_MS,
-  run: ({ sql, clock, publicUrl }) => checkEndpointHealth({ sql, now: clock.now(), publicUrl }),
-  log: 'when-busy',
-};
-
-export const PERIODIC_JOBS: readonly PeriodicJob[] = [
-  expireOffersJob,
-  deliveryLogRetentionJob,
-  consoleSessionRetentionJob,
-  endpointHealthJob,
-  metricsSnapshotJob,
-];
+export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob];
 
 /**
  * Runs each job whose period has come, at most once per period across all workers (worker_jobs).

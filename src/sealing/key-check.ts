@@ -1,13 +1,14 @@
-import type { Sql } from '../../db/connect.js';
-import { ConfigError } from '../../config.js';
-import type { Logger } from '../../log.js';
-import { masterKeyId, openSecret, sealedKeyId, type MasterKeys } from './secrets.js';
-import { readSealedSamples } from '../sql/readSealedSamples.js';
+import type { Sql } from '../db/connect.js';
+import { ConfigError } from '../config.js';
+import type { Logger } from '../log.js';
+import type { MasterKeys } from './master-keys.js';
+import { masterKeyId, openSecret, sealedKeyId } from './secrets.js';
+import { readSealedSamples } from './sql/readSealedSamples.js';
 
 export interface KeyCheck {
   /** Endpoints whose secret is sealed under the current key. */
   current: number;
-  /** Endpoints still sealed under a previous key or in the format without a key id: to rekey. */
+  /** Endpoints still sealed under a previous key: to rekey. */
   toRekey: number;
 }
 
@@ -25,7 +26,7 @@ export async function checkMasterKeys(sql: Sql, keys: MasterKeys, logger?: Logge
       openSecret(keys, family.sample_id, family.sample_sealed);
     } catch {
       const keyId = sealedKeyId(family.sample_sealed);
-      const under = keyId ? `under master key id ${keyId}` : 'in the format without a key id';
+      const under = keyId ? `under master key id ${keyId}` : 'in an unknown format';
       throw new ConfigError(
         `the master key cannot open the stored webhook secrets: ${family.endpoints} endpoint(s) are sealed ${under}, ` +
           `and the current key (${keys.source ?? 'OFFERDESK_MASTER_KEY'}) is key id ${currentId}; start with the key they were sealed with ` +

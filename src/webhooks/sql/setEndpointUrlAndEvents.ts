@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/connect.js';
 
 /** New address and/or event types; null keeps the current value. False when the endpoint is gone. */
-export async function updateEndpoint(
+export async function setEndpointUrlAndEvents(
   sql: Queryable,
   input: { endpointId: string; url: string | null; eventTypes: string[] | null; now: Date },
 ): Promise<boolean> {

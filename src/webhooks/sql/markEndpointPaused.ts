@@ -7,7 +7,7 @@ import { cancelOpenDeliveries } from './cancelOpenDeliveries.js';
  * Both in one statement; an attempt still in flight finds its delivery cancelled when it
  * completes and changes nothing. Returns whether this call paused it.
  */
-export async function pauseEndpoint(
+export async function markEndpointPaused(
   sql: Queryable,
   input: { endpointId: string; now: Date; reason?: 'failures' | 'manual' },
 ): Promise<{ paused: boolean; cancelled: number }> {

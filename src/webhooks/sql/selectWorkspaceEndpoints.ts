@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/connect.js';
 import type { EndpointRow } from './readEndpoint.js';
 
-export async function listEndpoints(sql: Queryable, input: { workspaceId: string }): Promise<EndpointRow[]> {
+export async function selectWorkspaceEndpoints(sql: Queryable, input: { workspaceId: string }): Promise<EndpointRow[]> {
   return sql<EndpointRow[]>`
     select id, workspace_id, url, event_types, state, failure_streak, created_by, created_at, updated_at, paused_at
       from webhook_endpoints

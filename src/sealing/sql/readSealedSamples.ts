@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/connect.js';
 
 export interface SealedSample {
-  /** The sealed value's format byte and key id (format 2), or just the format byte (format 1). */
+  /** The sealed value's format byte and key id (format 2), or just the first byte of anything else. */
   family: Buffer;
   endpoints: number;
   sample_id: string;
@@ -9,7 +9,7 @@ export interface SealedSample {
 }
 
 /**
- * One sealed secret of each key (and one of the old format without a key id), with how many
+ * One sealed secret of each key (and one of any value not in format 2), with how many
  * endpoints share it: enough for the start check to try every key in use without opening every
  * row. Removed endpoints receive nothing, so their secrets are not checked.
  */

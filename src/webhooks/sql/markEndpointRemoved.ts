@@ -5,7 +5,7 @@ import { cancelOpenDeliveries } from './cancelOpenDeliveries.js';
  * Marks the endpoint removed and cancels its open deliveries in one statement. Its delivery log
  * stays readable until retention deletes it. Returns the number of deliveries cancelled.
  */
-export async function removeEndpoint(sql: Queryable, input: { endpointId: string; now: Date }): Promise<number> {
+export async function markEndpointRemoved(sql: Queryable, input: { endpointId: string; now: Date }): Promise<number> {
   const [row] = await sql<{ cancelled: number }[]>`
     with removed as (
       update webhook_endpoints

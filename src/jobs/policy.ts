@@ -1,0 +1,14 @@
+import { DAY, HOUR, MINUTE, SECOND } from '../clock.js';
+
+/** The periodic jobs' policy numbers, each named with its unit. */
+
+/** SPEC.md "Events" rule 1: "offer.expired is detected every 15 minutes". */
+export const EXPIRY_JOB_INTERVAL_MS = 15 * MINUTE;
+/** SPEC.md "Webhook limits": delivery log retention. */
+export const DELIVERY_LOG_RETENTION_MS = 30 * DAY;
+/** How often the delivery log is trimmed to DELIVERY_LOG_RETENTION_MS. */
+export const RETENTION_JOB_INTERVAL_MS = 6 * HOUR;
+/** Rows deleted per retention statement, so a large backlog never holds long locks. */
+export const RETENTION_BATCH_SIZE = 5_000;
+/** How often a worker asks whether a periodic job is due (wall time; the jobs' periods are far longer). */
+export const JOBS_CHECK_INTERVAL_MS = 5 * SECOND;
