@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { projectRoot } from '../../../src/paths.js';
+import { offerdeskArgs } from '../offerdesk-command.js';
 
 /** The service's own processes under fault: `serve` and `worker`, run from source like `npm start`. */
 
@@ -34,7 +35,7 @@ function ended(child: ChildProcess): Promise<void> {
 }
 
 export function startChild(name: string, args: string[], env: Record<string, string | undefined>, logDir: string): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/main.ts'), ...args], {
+  const child = spawn(process.execPath, offerdeskArgs(...args), {
     cwd: projectRoot,
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
