@@ -60,6 +60,8 @@ module.exports = {
     forbidUp('cli-imports-sideways', '^src/cli/', any('^src/console/', API), 'cli sits beside api and console'),
     forbidUp('contract-imports-a-layer', CONTRACT, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED), 'the contract is types from openapi.yaml only'),
     forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED, CONTRACT), 'shared leaves import no layer'),
+    // Tracing is a shared leaf too: every layer makes spans through src/telemetry/tracing.ts.
+    forbidUp('tracing-imports-a-layer', '^src/telemetry/tracing', any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED, CONTRACT), 'tracing imports no layer'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

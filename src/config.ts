@@ -10,10 +10,12 @@ import {
 } from './config/http.js';
 import { loadTestFault } from './config/test-fault.js';
 import { boolean, ConfigError, integer, oneOf, type Env } from './config/values.js';
+import { loadTracingConfig, type TracingConfig } from './config/tracing.js';
 import { loadWebhookConfig, type WebhookConfig } from './config/webhooks.js';
 import { projectRoot } from './paths.js';
 
 export { ConfigError } from './config/values.js';
+export type { TracingConfig } from './config/tracing.js';
 export type { HttpLimits, ReadinessConfig, RedisTimeouts } from './config/http.js';
 export { DEFAULT_BLOCKED_DOMAIN_SUFFIXES, DEFAULT_WEBHOOK_WORKER_CONCURRENCY, type WebhookConfig } from './config/webhooks.js';
 export { loadTestFault, TEST_FAULTS, testFault, withPlantedFault, type TestFault } from './config/test-fault.js';
@@ -81,6 +83,8 @@ export interface Config {
    */
   demoSeed: boolean;
   webhooks: WebhookConfig;
+  /** OpenTelemetry traces from the standard OTEL_* variables; off unless an exporter is named. */
+  tracing: TracingConfig;
 }
 
 /** pino's levels; anything else stops the start with this list (LOG_LEVEL). */
@@ -131,5 +135,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevelExplicit: Boolean(env.LOG_LEVEL),
     demoSeed: boolean(env, 'OFFERDESK_DEMO_SEED', databaseUrl === undefined),
     webhooks,
+    tracing: loadTracingConfig(env),
   };
 }

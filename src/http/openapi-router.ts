@@ -3,6 +3,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context, type Document, type Handler } from 'openapi-backend';
 import { firstValues } from './query.js';
+import { nameRequestSpan } from '../telemetry/tracing.js';
 
 /** Node's request headers as openapi-backend types them (Node never sets a header to undefined). */
 export type OpenApiHeaders = Record<string, string | string[]>;
@@ -57,8 +58,10 @@ export function createOpenApiRouter(definition: object, security: Record<string,
    * that parse), so its query is replaced there, from the raw query string app.ts keeps in
    * `res.locals.rawQuery`.
    */
-  const ownQueryOnly: Handler = (c: Context, _req: Request, res: Response) => {
+  const ownQueryOnly: Handler = (c: Context, req: Request, res: Response) => {
     if (!c.operation) return;
+    // The request's server span is named by its operation (tracing on; otherwise a no-op).
+    nameRequestSpan(c.operation.operationId ?? c.operation.path, `${req.baseUrl}${c.operation.path}`);
     const own = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
     c.request.query = own as Record<string, string>;
   };

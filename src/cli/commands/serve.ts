@@ -3,6 +3,7 @@ import { loadConfig } from '../../config.js';
 import { coerceError, createServiceLogger } from '../../log.js';
 import { runService, type RunningService } from '../../server.js';
 import { boundHeapGrowth } from '../../service/heap-growth.js';
+import { startTracing } from '../../telemetry/tracing.js';
 
 /**
  * One Ctrl-C can be delivered twice: by the terminal to the whole foreground process group and
@@ -33,6 +34,8 @@ function parsePort(raw: string): number {
 async function serve(options: { port?: number; worker: boolean; json?: boolean }): Promise<void> {
   boundHeapGrowth();
   const config = loadConfig();
+  // Before the logger, the pool and the app, which pick tracing up when it is on.
+  const tracing = await startTracing(config.tracing);
   const logger = createServiceLogger(config);
 
   // Signals are handled from the very start: a SIGTERM during initdb or migrations must still stop
@@ -51,6 +54,7 @@ async function serve(options: { port?: number; worker: boolean; json?: boolean }
       try {
         const service = await startup!;
         await service.stop();
+        await tracing.shutdown();
       } catch (error) {
         logger.error({ err: coerceError(error) }, 'shutdown failed');
         process.exit(EXIT_FORCED);

@@ -3,6 +3,7 @@ import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/open.js';
 import { createServiceLogger } from '../../log.js';
+import { startTracing } from '../../telemetry/tracing.js';
 import { startWorker, type RunningWorker } from '../../webhooks/engine/worker.js';
 
 /**
@@ -16,6 +17,8 @@ export function register(program: Command): void {
     .description('run the background jobs and webhook delivery until SIGTERM')
     .action(async () => {
       const config = loadConfig();
+      // Before the logger and the pool, which pick tracing up when it is on.
+      const tracing = await startTracing(config.tracing);
       const logger = createServiceLogger(config, 'offerdesk-worker');
       const db = await openDatabase(config, { applicationName: 'offerdesk-worker', log: (line) => logger.info(line) });
       let worker: RunningWorker;
@@ -24,6 +27,7 @@ export function register(program: Command): void {
         worker = await startWorker({ sql: db.sql, databaseUrl: db.url, config, clock: systemClock, logger });
       } catch (error) {
         await db.close();
+        await tracing.shutdown();
         throw error;
       }
       await new Promise<void>((resolve) => {
@@ -36,5 +40,6 @@ export function register(program: Command): void {
       });
       await worker.stop();
       await db.close();
+      await tracing.shutdown();
     });
 }

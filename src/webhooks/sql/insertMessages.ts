@@ -7,18 +7,21 @@ export interface NewMessage {
   body: string;
   /** The offer the event is about; none for ping. The console's log searches by it. */
   offerId?: string | null;
+  /** The traceparent of the action behind the event (tracing on): each attempt links to it. */
+  traceparent?: string | null;
 }
 
 /** Stores prepared bodies, set-based; an id already stored (a fan-out repeated) is kept as it was. */
 export async function insertMessages(sql: Queryable, messages: NewMessage[], now: Date): Promise<void> {
   if (messages.length === 0) return;
   await sql`
-    insert into webhook_messages (id, workspace_id, type, body, offer_id, created_at)
-    select m.id, m.workspace_id, m.type, m.body, m.offer_id, ${now}
+    insert into webhook_messages (id, workspace_id, type, body, offer_id, created_at, traceparent)
+    select m.id, m.workspace_id, m.type, m.body, m.offer_id, ${now}, m.traceparent
       from unnest(${messages.map((m) => m.id)}::uuid[],
                   ${messages.map((m) => m.workspaceId)}::uuid[],
                   ${messages.map((m) => m.type)}::text[],
                   ${messages.map((m) => m.body)}::text[],
-                  ${messages.map((m) => m.offerId ?? null)}::uuid[]) as m(id, workspace_id, type, body, offer_id)
+                  ${messages.map((m) => m.offerId ?? null)}::uuid[],
+                  ${messages.map((m) => m.traceparent ?? null)}::text[]) as m(id, workspace_id, type, body, offer_id, traceparent)
     on conflict (id) do nothing`;
 }
