@@ -1,13 +1,14 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.js';
 import { traceLogFields, tracingActive } from './telemetry/tracing.js';
 
 export type { Logger };
 
-/** JSON lines on stdout; tests pass `level: 'silent'`. */
-export function createLogger(level: string, name = 'offerdesk'): Logger {
-  return pino({ name, level, base: { pid: process.pid }, ...traceFields() });
+/** JSON lines on stdout, or on `destination` (a test that reads them); tests pass `level: 'silent'`. */
+export function createLogger(level: string, name = 'offerdesk', destination?: DestinationStream): Logger {
+  const options = { name, level, base: { pid: process.pid }, ...traceFields() };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**

@@ -43,7 +43,6 @@ const KINDS: Record<SpanKindName, SpanKind> = {
   consumer: SpanKind.CONSUMER,
 };
 const TRACER_NAME = 'offerdesk';
-const NO_FIELDS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 export function startSdk(config: TracingConfig): TracingRuntime {
   // Only the endpoint is passed: the exporter reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT,
@@ -147,10 +146,11 @@ function traceparent(): string | null {
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
+/** A new object for every line: pino's mixin merge writes the line's own fields into it. */
 function logFields(): Record<string, string> {
   const span = trace.getSpan(context.active());
-  if (!span) return NO_FIELDS;
+  if (!span) return {};
   const spanContext = span.spanContext();
-  if (!isSpanContextValid(spanContext)) return NO_FIELDS;
+  if (!isSpanContextValid(spanContext)) return {};
   return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }

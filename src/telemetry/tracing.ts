@@ -20,7 +20,6 @@ export interface Tracing {
 }
 
 let runtime: TracingRuntime | undefined;
-const NO_FIELDS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const OFF: Tracing = { flush: async () => {}, shutdown: async () => {} };
 
 /**
@@ -70,9 +69,12 @@ export function currentTraceparent(): string | null {
   return runtime ? runtime.traceparent() : null;
 }
 
-/** pino `mixin`: `trace_id` and `span_id` of the span a log line is written in. */
+/**
+ * pino `mixin`: `trace_id` and `span_id` of the span a log line is written in. A new object each
+ * time: pino merges the line's own fields into it.
+ */
 export function traceLogFields(): Record<string, string> {
-  return runtime ? runtime.logFields() : NO_FIELDS;
+  return runtime ? runtime.logFields() : {};
 }
 
 /**
