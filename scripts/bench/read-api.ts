@@ -9,6 +9,7 @@ import type { LoadResult, LoadSpec } from './load.js';
 import { buildIfStale, cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
+import { measureTracingCost, TRACING_CPU_RATIO_TARGET, type TracingCost } from './tracing-sink.js';
 
 /**
  * Read API: the service (`serve --no-worker`, limits lifted, the limiter still running) against the
@@ -59,6 +60,8 @@ export interface ReadResults {
   servicePeakRssMb: number | null;
   cursorWalk: { requests: number; seconds: number; depth: number };
   profile: string | null;
+  /** The mix with tracing on at 10 % sampling against tracing off (tracing-sink.ts). */
+  tracing: TracingCost;
 }
 
 interface Scenario {
@@ -177,6 +180,29 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
             : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}, errors ${s.errors} / ${b.errors}, timeouts ${s.timeouts} / ${b.timeouts}`),
       );
     }
+    const mix = scenarios.find((s) => s.name === 'mix')!;
+    const tracing = await measureTracingCost({
+      scenario: mix.name,
+      async start(name, otel) {
+        const port = await freePort();
+        const proc = startNode(name, 'bin/offerdesk.js', {
+          built: true,
+          args: ['serve', '--no-worker'],
+          env: { ...common, PORT: String(port), RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...otel },
+          logFile: join(options.workDir, `${name}.log`),
+        });
+        await waitForHealth(proc, `http://127.0.0.1:${port}`);
+        return { proc, origin: `http://127.0.0.1:${port}` };
+      },
+      run: (origin, seconds) => load(origin, mix, seconds, options, options.workDir),
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+    });
+    log(
+      `tracing ${tracing.sampler} (${tracing.scenario}): cpu/req ${tracing.onCpuMsPerRequest?.toFixed(3)} vs ${tracing.offCpuMsPerRequest?.toFixed(3)} ms off, ` +
+        `ratio ${tracing.cpuRatio?.toFixed(3)} (target <= ${TRACING_CPU_RATIO_TARGET}); ${tracing.onRequestsPerSecond.toFixed(0)} vs ${tracing.offRequestsPerSecond.toFixed(0)} req/s; ` +
+        `${tracing.exports} exports, ${tracing.exportedKb} KB to the sink`,
+    );
     const first = results.find((r) => r.name === 'offers-page-1')!;
     const deep = results.find((r) => r.name === 'offers-page-deep')!;
     const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);
@@ -187,6 +213,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
       servicePeakRssMb: peaks.length ? Math.max(...peaks, memory.peakMb(service.pid) ?? 0) : null,
       cursorWalk: { requests: walk.requests, seconds: walk.seconds, depth: walk.depth },
       profile,
+      tracing,
     };
   } finally {
     await Promise.all([service.stop(), baseline.stop()]);

@@ -61,7 +61,7 @@ export function createOpenApiRouter(definition: object, security: Record<string,
   const ownQueryOnly: Handler = (c: Context, req: Request, res: Response) => {
     if (!c.operation) return;
     // The request's server span is named by its operation (tracing on; otherwise a no-op).
-    nameRequestSpan(c.operation.operationId ?? c.operation.path, `${req.baseUrl}${c.operation.path}`);
+    nameRequestSpan(req, res, c.operation.operationId ?? c.operation.path, c.operation.path);
     const own = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
     c.request.query = own as Record<string, string>;
   };

@@ -6,6 +6,9 @@ import {
   SpanStatusCode,
   trace,
   isSpanContextValid,
+  TraceFlags,
+  type Attributes,
+  type Context,
   type Link,
   type Span,
   type Tracer,
@@ -20,12 +23,14 @@ import {
   BatchSpanProcessor,
   NodeTracerProvider,
   ParentBasedSampler,
+  SamplingDecision,
   TraceIdRatioBasedSampler,
   type Sampler,
+  type SamplingResult,
 } from '@opentelemetry/sdk-trace-node';
-import { ATTR_ERROR_TYPE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TracingConfig } from '../config/tracing.js';
-import { requestSpanMiddleware, SERVER_SPANS } from './tracing-http.js';
+import { nameServerSpan, requestSpanMiddleware } from './tracing-http.js';
 import { instrumentPostgres, uninstrumentPostgres } from './tracing-postgres.js';
 import type { SpanKindName, SpanOptions, TracingRuntime } from './tracing-types.js';
 
@@ -51,7 +56,7 @@ export function startSdk(config: TracingConfig): TracingRuntime {
     config.protocol === 'http/json' ? new OtlpJsonExporter({ url: config.tracesUrl }) : new OtlpProtobufExporter({ url: config.tracesUrl });
   const provider = new NodeTracerProvider({
     resource: defaultResource().merge(resourceFromAttributes({ ...config.resourceAttributes, [ATTR_SERVICE_NAME]: config.serviceName })),
-    sampler: sampler(config),
+    sampler: new FollowLinksSampler(sampler(config)),
     // OTEL_BSP_* (queue size, delay, batch size) are read by the processor from the environment.
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
@@ -64,12 +69,7 @@ export function startSdk(config: TracingConfig): TracingRuntime {
     logFields,
     instrumentQueries: (probe) => instrumentPostgres(probe, tracer),
     requestSpans: () => requestSpanMiddleware(tracer),
-    nameRequest(operationId, route) {
-      const span = trace.getActiveSpan();
-      if (!span || !SERVER_SPANS.has(span)) return;
-      span.updateName(operationId);
-      span.setAttribute(ATTR_HTTP_ROUTE, route);
-    },
+    nameRequest: nameServerSpan,
     flush: () => provider.forceFlush(),
     async shutdown() {
       uninstrumentPostgres();
@@ -96,6 +96,28 @@ function sampler(config: TracingConfig): Sampler {
       return new ParentBasedSampler({ root: new AlwaysOffSampler() });
     case 'parentbased_traceidratio':
       return new ParentBasedSampler({ root: ratio() });
+  }
+}
+
+/**
+ * The configured sampler, with one addition: a root span linked to a sampled span is sampled
+ * too. The fan-out and the delivery attempts start traces of their own, linked to the action that
+ * wrote the event; decided by the ratio alone, the attempts of a sampled "offer sent" would be
+ * kept at 10 % of 10 %. Following the links, a trace that was kept keeps its attempts. Spans with
+ * a parent, and roots without a sampled link, are the configured sampler's to decide.
+ */
+class FollowLinksSampler implements Sampler {
+  constructor(private readonly configured: Sampler) {}
+
+  shouldSample(parent: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, spanLinks: Link[]): SamplingResult {
+    if (!trace.getSpanContext(parent) && spanLinks.some((link) => (link.context.traceFlags & TraceFlags.SAMPLED) !== 0)) {
+      return { decision: SamplingDecision.RECORD_AND_SAMPLED };
+    }
+    return this.configured.shouldSample(parent, traceId, name, kind, attributes, spanLinks);
+  }
+
+  toString(): string {
+    return `FollowLinks{${this.configured.toString()}}`;
   }
 }
 

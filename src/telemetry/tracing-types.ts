@@ -17,6 +17,14 @@ export interface SpanOptions {
   root?: boolean;
 }
 
+/** The parts of express's request and response the naming of a server span reads. */
+export interface RoutedRequest {
+  baseUrl: string;
+}
+export interface RoutedResponse {
+  locals: Record<string, unknown>;
+}
+
 /** What the SDK side (tracing-sdk.ts) provides once loaded. */
 export interface TracingRuntime {
   withSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T>;
@@ -24,7 +32,7 @@ export interface TracingRuntime {
   logFields(): Record<string, string>;
   instrumentQueries(probe: object): void;
   requestSpans(): RequestHandler;
-  nameRequest(operationId: string, route: string): void;
+  nameRequest(req: RoutedRequest, res: RoutedResponse, operationId: string, path: string): void;
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }

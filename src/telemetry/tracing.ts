@@ -1,7 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
 import type { TracingConfig } from '../config/tracing.js';
-import type { SpanOptions, TracingRuntime } from './tracing-types.js';
+import type { RoutedRequest, RoutedResponse, SpanOptions, TracingRuntime } from './tracing-types.js';
 
 /**
  * The one door to tracing (docs/operations.md "Tracing"). Code that makes spans calls these
@@ -90,7 +90,10 @@ export function requestSpans(): RequestHandler | undefined {
   return runtime?.requestSpans();
 }
 
-/** Names the request's server span by the operation the router matched. */
-export function nameRequestSpan(operationId: string, route: string): void {
-  runtime?.nameRequest(operationId, route);
+/**
+ * Names the request's server span by the operation the router matched; `route` is the
+ * operation's path template under the router's mount (`req.baseUrl`).
+ */
+export function nameRequestSpan(req: RoutedRequest, res: RoutedResponse, operationId: string, path: string): void {
+  if (runtime) runtime.nameRequest(req, res, operationId, path);
 }

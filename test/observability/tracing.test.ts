@@ -56,6 +56,9 @@ beforeAll(async () => {
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_SERVICE_NAME: 'offerdesk-tracing-test',
+    // Nothing here starts a trace of its own: a request is traced when its caller's traceparent
+    // says so, and the fan-out and attempts (roots) only by following a sampled link.
+    OTEL_TRACES_SAMPLER: 'parentbased_always_off',
   };
   config = loadConfig(env);
   // Before the pool, the logger and the app, as `serve` does.
@@ -93,7 +96,13 @@ function cli(args: string[], extraEnv: Record<string, string>): Promise<{ code: 
   });
 }
 
-/** A signed-in console client: it keeps the session cookie and sends the console's Origin. */
+/** A W3C traceparent of a new sampled trace, as a traced caller sends it. */
+function callerTrace(): { traceId: string; traceparent: string } {
+  const traceId = randomBytes(16).toString('hex');
+  return { traceId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+}
+
+/** A signed-in console client: it keeps the session cookie, sends the console's Origin and a sampled traceparent. */
 function consoleClient() {
   let cookie = '';
   return {
@@ -101,7 +110,7 @@ function consoleClient() {
       return cookie;
     },
     async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-      const headers: Record<string, string> = { origin: config.publicUrl };
+      const headers: Record<string, string> = { origin: config.publicUrl, traceparent: callerTrace().traceparent };
       if (cookie) headers.cookie = cookie;
       if (body !== undefined) headers['content-type'] = 'application/json';
       const response = await fetch(`${origin}/console/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -142,7 +151,8 @@ describe('tracing on', () => {
     expect(endpoint.status).toBe(201);
     secrets.push(endpoint.body.data.secret, endpoint.body.data.secret.replace(/^whsec_/, ''), 'query-secret-4711', '/incoming');
 
-    const list = await fetch(`${origin}/api/v1/offers?limit=5`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const caller = callerTrace();
+    const list = await fetch(`${origin}/api/v1/offers?limit=5`, { headers: { authorization: `Bearer ${apiKey}`, traceparent: caller.traceparent } });
     expect(list.status).toBe(200);
 
     // The offer is sent by the CLI, a separate process exporting its own spans.
@@ -150,6 +160,7 @@ describe('tracing on', () => {
     const expires = new Date(Date.now() + 7 * 24 * 3600_000).toISOString();
     const sent = await cli(['offer', 'send', offerId, '--recipient-email', 'bea@client.test', '--expires-at', expires, '--json'], {
       ...env,
+      OTEL_TRACES_SAMPLER: 'always_on',
       DATABASE_URL: db.url,
     });
     expect(sent, sent.stderr).toMatchObject({ code: 0, stderr: '' });
@@ -176,7 +187,8 @@ describe('tracing on', () => {
     const statements = childrenOf(command!).map((s) => String(s.attributes['db.query.text'] ?? ''));
     expect(statements.some((text) => text.includes('insert into webhook_outbox'))).toBe(true);
 
-    // The fan-out: a trace of its own, linked to the command, its statements inside it.
+    // The fan-out: a trace of its own, linked to the command, its statements inside it; sampled
+    // (this process's sampler keeps no root) because the span it links to was.
     const fanOut = named('webhook fan-out').find((s) => linksTo(s, command!));
     expect(fanOut, 'a fan-out span linked to the CLI span').toBeDefined();
     expect(fanOut!.traceId).not.toBe(command!.traceId);
@@ -210,7 +222,7 @@ describe('tracing on', () => {
 
     // The API request: named by its operationId, its one read statement inside it.
     const [read] = named('listOffers');
-    expect(read).toMatchObject({ kind: SPAN_KIND_SERVER, attributes: expect.objectContaining({ 'http.route': '/api/v1/offers' }) });
+    expect(read).toMatchObject({ kind: SPAN_KIND_SERVER, traceId: caller.traceId, attributes: expect.objectContaining({ 'http.route': '/api/v1/offers' }) });
     expect(childrenOf(read!).some((s) => s.name === 'SELECT' && String(s.attributes['db.query.text']).includes('from offers'))).toBe(true);
   }, 90_000);
 
