@@ -200,7 +200,8 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
     });
     log(
       `tracing ${tracing.sampler} (${tracing.scenario}): cpu/req ${tracing.onCpuMsPerRequest?.toFixed(3)} vs ${tracing.offCpuMsPerRequest?.toFixed(3)} ms off, ` +
-        `ratio ${tracing.cpuRatio?.toFixed(3)} (target <= ${TRACING_CPU_RATIO_TARGET}); ${tracing.onRequestsPerSecond.toFixed(0)} vs ${tracing.offRequestsPerSecond.toFixed(0)} req/s; ` +
+        `ratio ${tracing.cpuRatio?.toFixed(3)} (median of ${tracing.roundRatios.map((r) => r.toFixed(2)).join(', ')}; target <= ${TRACING_CPU_RATIO_TARGET}); ` +
+        `${tracing.onRequestsPerSecond.toFixed(0)} vs ${tracing.offRequestsPerSecond.toFixed(0)} req/s; ` +
         `${tracing.exports} exports, ${tracing.exportedKb} KB to the sink`,
     );
     const first = results.find((r) => r.name === 'offers-page-1')!;

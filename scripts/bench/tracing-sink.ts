@@ -23,8 +23,14 @@ export interface TracingCost {
   sampler: string;
   offCpuMsPerRequest: number | null;
   onCpuMsPerRequest: number | null;
-  /** on / off, target <= TRACING_CPU_RATIO_TARGET. */
+  /**
+   * on / off, target <= TRACING_CPU_RATIO_TARGET: the median of the rounds' ratios (each round
+   * runs both sides back to back), which a burst of other load on a shared machine moves less
+   * than the totals.
+   */
   cpuRatio: number | null;
+  /** Each round's on / off ratio. */
+  roundRatios: number[];
   offRequestsPerSecond: number;
   onRequestsPerSecond: number;
   /** Export requests the sink took from the traced service, and their bytes. */
@@ -65,9 +71,11 @@ export async function measureTracingCost(input: {
     untraced = await input.start('service-untraced', {});
     traced = await input.start('service-traced', { ...TRACED_SERVICE_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl });
     const totals = { off: { cpu: 0, requests: 0, seconds: 0 }, on: { cpu: 0, requests: 0, seconds: 0 } };
+    const roundRatios: number[] = [];
     let cpuKnown = true;
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+      const perRequestThisRound = { off: 0, on: 0 };
       for (const which of order) {
         const side = which === 'on' ? traced : untraced;
         if (input.warmupSeconds > 0) await input.run(side.origin, input.warmupSeconds);
@@ -78,7 +86,9 @@ export async function measureTracingCost(input: {
         else totals[which].cpu += after - before;
         totals[which].requests += result.requests;
         totals[which].seconds += result.seconds;
+        if (before !== null && after !== null && result.requests > 0) perRequestThisRound[which] = (after - before) / result.requests;
       }
+      if (perRequestThisRound.off > 0 && perRequestThisRound.on > 0) roundRatios.push(perRequestThisRound.on / perRequestThisRound.off);
     }
     const perRequest = (t: { cpu: number; requests: number }) => (cpuKnown && t.requests > 0 ? t.cpu / t.requests : null);
     const off = perRequest(totals.off);
@@ -88,7 +98,8 @@ export async function measureTracingCost(input: {
       sampler: `${TRACED_SERVICE_ENV.OTEL_TRACES_SAMPLER} ${TRACED_SERVICE_ENV.OTEL_TRACES_SAMPLER_ARG}`,
       offCpuMsPerRequest: off,
       onCpuMsPerRequest: on,
-      cpuRatio: off !== null && on !== null ? on / off : null,
+      cpuRatio: cpuKnown && roundRatios.length === ROUNDS ? median(roundRatios) : null,
+      roundRatios,
       offRequestsPerSecond: totals.off.requests / totals.off.seconds,
       onRequestsPerSecond: totals.on.requests / totals.on.seconds,
       exports,
@@ -98,4 +109,10 @@ export async function measureTracingCost(input: {
     await Promise.all([traced?.proc.stop(), untraced?.proc.stop()]);
     await new Promise<void>((resolve) => sink.close(() => resolve()));
   }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
