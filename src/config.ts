@@ -12,10 +12,12 @@ import { loadMetricsConfig, type MetricsConfig } from './config/metrics.js';
 import { loadMailConfig, type MailConfig } from './config/mail.js';
 import { loadTestFault, type TestFault } from './config/test-fault.js';
 import { boolean, ConfigError, integer, oneOf, type Env } from './config/values.js';
+import { loadTracingConfig, type TracingConfig } from './config/tracing.js';
 import { loadWebhookConfig, type WebhookConfig } from './config/webhooks.js';
 import { projectRoot } from './paths.js';
 
 export { ConfigError } from './config/values.js';
+export type { TracingConfig } from './config/tracing.js';
 export type { HttpLimits, ReadinessConfig, RedisTimeouts } from './config/http.js';
 export { DEFAULT_METRICS_PORT, type MetricsConfig } from './config/metrics.js';
 export { DEFAULT_MAIL_FROM, MAIL_MODES, type MailConfig, type MailMode } from './config/mail.js';
@@ -97,6 +99,8 @@ export interface Config {
   metrics: MetricsConfig;
   /** SMTP_URL, MAIL_FROM and the mode they give (config/mail.ts); links use publicUrl. */
   mail: MailConfig;
+  /** OpenTelemetry traces from the standard OTEL_* variables; off unless an exporter is named. */
+  tracing: TracingConfig;
 }
 
 /** pino's levels; anything else stops the start with this list (LOG_LEVEL). */
@@ -152,5 +156,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks,
     metrics: loadMetricsConfig(env),
     mail: loadMailConfig(env, databaseUrl, host),
+    tracing: loadTracingConfig(env),
   };
 }

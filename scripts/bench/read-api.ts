@@ -7,6 +7,7 @@ import type { BenchOptions } from './options.js';
 import { buildIfStale, cli, cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
+import { measureTracingCost, TRACING_CPU_RATIO_TARGET, type TracingCost } from './tracing-sink.js';
 
 /**
  * Read API: the service as it ships (`offerdesk serve --no-worker`, limits lifted, the limiter
@@ -109,6 +110,30 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
           (statusesAsExpected ? '' : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}, errors ${s.errors} / ${b.errors}, timeouts ${s.timeouts} / ${b.timeouts}`),
       );
     }
+    const mix = scenarios.find((s) => s.name === 'mix')!;
+    const tracing = await measureTracingCost({
+      scenario: mix.name,
+      async start(name, otel) {
+        const port = await freePort();
+        const proc = startNode(name, 'bin/offerdesk.js', {
+          built: true,
+          args: ['serve', '--no-worker'],
+          env: { ...common, PORT: String(port), RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...otel },
+          logFile: join(options.workDir, `${name}.log`),
+        });
+        await waitForHealth(proc, `http://127.0.0.1:${port}`);
+        return { proc, origin: `http://127.0.0.1:${port}` };
+      },
+      run: (origin, seconds) => load(origin, mix, seconds, options),
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+    });
+    log(
+      `tracing ${tracing.sampler} (${tracing.scenario}): cpu/req ${tracing.onCpuMsPerRequest?.toFixed(3)} vs ${tracing.offCpuMsPerRequest?.toFixed(3)} ms off, ` +
+        `ratio ${tracing.cpuRatio?.toFixed(3)} (median of ${tracing.roundRatios.map((r) => r.toFixed(2)).join(', ')}; target <= ${TRACING_CPU_RATIO_TARGET}); ` +
+        `${tracing.onRequestsPerSecond.toFixed(0)} vs ${tracing.offRequestsPerSecond.toFixed(0)} req/s; ` +
+        `${tracing.exports} exports, ${tracing.exportedKb} KB to the sink`,
+    );
     const first = results.find((r) => r.name === 'offers-page-1')!;
     const deep = results.find((r) => r.name === 'offers-page-deep')!;
     const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);
@@ -120,6 +145,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
       servicePeakRssMb: peaks.length ? Math.max(...peaks, memory.peakMb(service.pid) ?? 0) : null,
       cursorWalk: { requests: walk.requests, seconds: walk.seconds, depth: walk.depth },
       profile,
+      tracing,
     };
   } finally {
     await Promise.all([service.stop(), baseline.stop()]);

@@ -7,6 +7,7 @@ import { openDatabase } from '../db/open.js';
 import { resolveAccount } from '../domain/accounts.js';
 import { DomainError } from '../domain/errors.js';
 import { coerceError } from '../log.js';
+import { startTracing, withSpan } from '../telemetry/tracing.js';
 
 /**
  * Plumbing shared by the `offerdesk` commands: one database per run, output as one JSON object
@@ -40,6 +41,8 @@ export interface CliContext {
   accountId(sql: Sql, idOrEmail: string): Promise<string>;
   /** `--verbose` (a program-wide option): say on stderr which database a command uses. */
   verbose: boolean;
+  /** The command being run, as typed without its arguments (`offerdesk offer send`): its span's name. */
+  command: string;
 }
 
 /** What main.ts lists: each command module registers its commands on the program. */
@@ -51,16 +54,24 @@ export function createCliContext(clock: Clock = systemClock): CliContext {
   const ctx: CliContext = {
     clock,
     verbose: false,
+    command: 'offerdesk',
     async run(options, work, text) {
       try {
         const config = loadConfig();
-        const db = await openDatabase(config, { applicationName: 'offerdesk-cli' });
-        if (ctx.verbose) process.stderr.write(`offerdesk: database: ${db.description}\n`);
+        // With tracing on, the command is one span (its outbox rows keep its traceparent), exported
+        // before the process ends; started before the pool so its statements are traced too.
+        const tracing = await startTracing(config.tracing);
         try {
-          const result = await work({ sql: db.sql, clock, config });
-          process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${text(result)}\n`);
+          const db = await openDatabase(config, { applicationName: 'offerdesk-cli' });
+          if (ctx.verbose) process.stderr.write(`offerdesk: database: ${db.description}\n`);
+          try {
+            const result = await withSpan(ctx.command, {}, () => work({ sql: db.sql, clock, config }));
+            process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${text(result)}\n`);
+          } finally {
+            await db.close();
+          }
         } finally {
-          await db.close();
+          await tracing.shutdown();
         }
       } catch (thrown) {
         fail(thrown);

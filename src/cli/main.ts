@@ -39,8 +39,11 @@ const program = configureProgram(new Command('offerdesk'))
   .version('0.1.0')
   .option('--verbose', 'say on stderr which database the command uses');
 const ctx = createCliContext();
-program.hook('preAction', () => {
+program.hook('preAction', (_program, action) => {
   ctx.verbose = program.opts<{ verbose?: boolean }>().verbose === true;
+  const names: string[] = [];
+  for (let command: typeof action | null = action; command; command = command.parent) names.unshift(command.name());
+  ctx.command = names.join(' ');
 });
 for (const command of COMMANDS) command.register(program, ctx);
 

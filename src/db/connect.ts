@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { traceQueries } from '../telemetry/tracing.js';
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 export type Tx = postgres.TransactionSql<{ bigint: number }>;
@@ -32,7 +33,7 @@ function reconnectBackoff(retries: number): number {
  * (cursors carry them verbatim).
  */
 export function connect(url: string, options: ConnectOptions = {}): Sql {
-  return postgres(url, {
+  const sql = postgres(url, {
     max: options.max ?? 10,
     backoff: reconnectBackoff,
     onnotice: () => {},
@@ -49,4 +50,8 @@ export function connect(url: string, options: ConnectOptions = {}): Sql {
       },
     },
   }) as unknown as Sql;
+  // With tracing on, each statement sent inside a span gets its own (telemetry/tracing-postgres.ts);
+  // the probe is a query made only to reach postgres.js's query class, never sent.
+  traceQueries(() => sql`select 1`);
+  return sql;
 }

@@ -3,6 +3,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context, type Document, type Handler } from 'openapi-backend';
 import { firstValues } from './query.js';
+import { nameRequestSpan } from '../telemetry/tracing.js';
 
 /** Node's request headers as openapi-backend types them (Node never sets a header to undefined). */
 export type OpenApiHeaders = Record<string, string | string[]>;
@@ -65,10 +66,12 @@ export function createOpenApiRouter(definition: object, security: Record<string,
    * after routing (`c.request`, what the handler reads) and on the request handed to
    * handleRequest, which openapi-backend parses again to validate it.
    */
-  const ownQueryOnly: Handler = (c: Context, _req: Request, res: Response) => {
+  const ownQueryOnly: Handler = (c: Context, req: Request, res: Response) => {
     if (!c.operation) return;
     // The route of the request's metrics (service/request-log.ts): a closed set, never the path.
     res.locals.route = c.operation.operationId;
+    // The request's server span is named by its operation (tracing on; otherwise a no-op).
+    nameRequestSpan(req, res, c.operation.operationId ?? c.operation.path, c.operation.path);
     const own = firstValues(res.locals.rawQuery as string, declaredQuery.get(c.operation.operationId) ?? new Set());
     c.request.query = own as Record<string, string>;
     const handed = handedOver.get(res);

@@ -3,6 +3,7 @@ import type { Sql } from '../db/connect.js';
 import { expireDueOffers } from '../domain/expiry.js';
 import { deleteExpiredSessions } from '../domain/sessions.js';
 import { coerceError, type Logger } from '../log.js';
+import { withSpan } from '../telemetry/tracing.js';
 import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
 import { claimJobRun } from './sql/claimJobRun.js';
 import { deleteExpiredLog } from './sql/deleteExpiredLog.js';
@@ -66,7 +67,9 @@ export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryL
 
 /**
  * Runs each job whose period has come, at most once per period across all workers (worker_jobs).
- * A failing job is logged and tried again next period; it never stops the worker.
+ * A failing job is logged and tried again next period; it never stops the worker. With tracing on,
+ * each run is a trace of its own, so the outbox rows a job writes (offer.expired) have a
+ * traceparent that their fan-out and attempts link to.
  */
 export async function runDueJobs(deps: JobDeps, jobs: readonly PeriodicJob[] = PERIODIC_JOBS): Promise<string[]> {
   const ran: string[] = [];
@@ -74,10 +77,12 @@ export async function runDueJobs(deps: JobDeps, jobs: readonly PeriodicJob[] = P
     const now = deps.clock.now();
     if (!(await claimJobRun(deps.sql, { name: job.name, now, intervalMs: job.intervalMs }))) continue;
     try {
-      const count = await job.run(deps);
-      const quiet = job.log === 'never' || (job.log === 'when-busy' && count === 0);
-      const level = quiet ? 'debug' : 'info';
-      deps.logger[level]({ job: job.name, count }, `job ${job.name} done`);
+      await withSpan(`job ${job.name}`, { root: true, attributes: { 'offerdesk.job': job.name } }, async (span) => {
+        const count = await job.run(deps);
+        span?.setAttribute('offerdesk.job.count', count);
+        const quiet = job.log === 'never' || (job.log === 'when-busy' && count === 0);
+        deps.logger[quiet ? 'debug' : 'info']({ job: job.name, count }, `job ${job.name} done`);
+      });
       ran.push(job.name);
     } catch (thrown) {
       deps.logger.error({ err: coerceError(thrown), job: job.name }, `job ${job.name} failed`);

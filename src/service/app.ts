@@ -20,6 +20,7 @@ import { probePostgres, readinessHandler, type WorkerProgress } from './readines
 import { sendJson } from '../http/respond.js';
 import { requestClasses } from './request-classes.js';
 import { requestLog, responseDeadline } from './request-log.js';
+import { requestSpans } from '../telemetry/tracing.js';
 
 export interface AppDeps {
   sql: Sql;
@@ -57,6 +58,10 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   // The base path and every path under it match exactly: `/API/V1/workspace` is a path that does
   // not exist (SPEC.md "Methods": 404 for every method), not another spelling of the API.
   app.set('case sensitive routing', true);
+  // With tracing on, a server span per request, in effect for everything after it (the request
+  // log's line included, so it carries the trace id).
+  const spans = requestSpans();
+  if (spans) app.use(spans);
   app.use(requestLog(logger, config.trustProxy !== false));
 
   // The database answers within the probe deadline (src/service/readiness.ts); never waits longer.

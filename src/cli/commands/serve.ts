@@ -3,6 +3,7 @@ import { loadConfig } from '../../config.js';
 import { coerceError, createServiceLogger } from '../../log.js';
 import type { RunningService } from '../../server.js';
 import { boundHeapGrowth } from '../../service/heap-growth.js';
+import { startTracing } from '../../telemetry/tracing.js';
 
 /**
  * One Ctrl-C can be delivered twice: by the terminal to the whole foreground process group and
@@ -41,6 +42,8 @@ export function parsePort(raw: string): number {
 async function serve(options: ServeOptions): Promise<void> {
   boundHeapGrowth();
   const config = loadConfig();
+  // Before the logger, the pool and the app, which pick tracing up when it is on.
+  const tracing = await startTracing(config.tracing);
   const logger = createServiceLogger(config);
 
   // Signals are handled from the very start: a SIGTERM during initdb or migrations must still stop
@@ -59,6 +62,7 @@ async function serve(options: ServeOptions): Promise<void> {
       try {
         const service = await startup!;
         await service.stop();
+        await tracing.shutdown();
       } catch (error) {
         logger.error({ err: coerceError(error) }, 'shutdown failed');
         process.exit(EXIT_FORCED);

@@ -5,6 +5,7 @@ import { openDatabase } from '../../db/open.js';
 import { createServiceLogger } from '../../log.js';
 import { serveMetrics } from '../../service/metrics.js';
 import { parsePort } from './serve.js';
+import { startTracing } from '../../telemetry/tracing.js';
 import { startWorker, type RunningWorker } from '../../webhooks/engine/worker.js';
 
 /**
@@ -19,6 +20,8 @@ export function register(program: Command): void {
     .option('--metrics-port <n>', 'port of GET /metrics on HOST, 0 turns it off (overrides OFFERDESK_METRICS_PORT, default 9464)', parsePort)
     .action(async (options: { metricsPort?: number }) => {
       const config = loadConfig();
+      // Before the logger and the pool, which pick tracing up when it is on.
+      const tracing = await startTracing(config.tracing);
       const logger = createServiceLogger(config, 'offerdesk-worker');
       const db = await openDatabase(config, { applicationName: 'offerdesk-worker', log: (line) => logger.info(line) });
       if (config.mail.mode === 'off') {
@@ -37,6 +40,7 @@ export function register(program: Command): void {
         }
       } catch (error) {
         await db.close();
+        await tracing.shutdown();
         throw error;
       }
       await new Promise<void>((resolve) => {
@@ -50,5 +54,6 @@ export function register(program: Command): void {
       await worker.stop();
       await metrics.close();
       await db.close();
+      await tracing.shutdown();
     });
 }

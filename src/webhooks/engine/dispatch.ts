@@ -1,6 +1,7 @@
 import { ENGINE_SOURCE, writeAudit } from '../../domain/audit.js';
 import { coerceError } from '../../log.js';
 import { recordAttemptResult, recordAttemptStart, recordDelivered } from './attempt-metrics.js';
+import { markSpanFailed, withSpan, type Span } from '../../telemetry/tracing.js';
 import { completeOne, type CompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { noticeFinalFailure } from './notices.js';
@@ -59,13 +60,53 @@ export async function claimBatch(deps: EngineDeps, slots: number): Promise<Claim
  *
  * `sent` is called once the request has ended, before its outcome is written: the worker's slot
  * is free from then on (worker.ts), while the delivery stays claimed until the outcome is stored.
+ *
+ * With tracing on, each attempt is a client span of its own trace, linked to the span of the
+ * action behind the event (the traceparent its message keeps), with the outcome as attributes:
+ * the endpoint's host, never its path or query, and nothing of the body, secret or signature.
  */
-export async function attemptDelivery(
+export function attemptDelivery(
   deps: EngineDeps,
   claimed: ClaimedDelivery,
   customOfferDomains: string[],
   completions?: CompletionQueue,
   sent?: () => void,
+): Promise<DeliveryOutcome> {
+  const span = {
+    kind: 'client' as const,
+    root: true,
+    links: [claimed.traceparent],
+    attributes: {
+      'http.request.method': 'POST',
+      'server.address': hostOf(claimed.url),
+      'offerdesk.webhook.id': claimed.message_id,
+      'offerdesk.webhook.type': claimed.type,
+      'offerdesk.delivery.id': claimed.id,
+      'offerdesk.delivery.attempt': claimed.attempt_count + 1,
+    },
+  };
+  return withSpan('webhook attempt', span, async (active) => {
+    const outcome = await attemptAndRecord(deps, claimed, customOfferDomains, completions, sent, active);
+    active?.setAttribute('offerdesk.delivery.outcome', outcome.kind);
+    return outcome;
+  });
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'invalid';
+  }
+}
+
+async function attemptAndRecord(
+  deps: EngineDeps,
+  claimed: ClaimedDelivery,
+  customOfferDomains: string[],
+  completions: CompletionQueue | undefined,
+  sent: (() => void) | undefined,
+  span: Span | undefined,
 ): Promise<DeliveryOutcome> {
   const attemptAt = deps.clock.now();
   let secret: string;
@@ -79,6 +120,7 @@ export async function attemptDelivery(
   const result = await send(deps, claimed, secret, attemptAt, customOfferDomains);
   sent?.();
   recordAttemptResult(result);
+  recordResult(span, result);
   const finishedAt = deps.clock.now();
   const attempt = claimed.attempt_count + 1;
   const countsForStreak = !claimed.is_test && claimed.resend_count === 0;
@@ -157,6 +199,13 @@ async function holdDelivery(deps: EngineDeps, claimed: ClaimedDelivery, error: S
   );
   await releaseClaim(deps.sql, { deliveryId: claimed.id, leaseToken: claimed.lease_token, nextAttemptAt: retryAt, now });
   return { kind: 'held', deliveryId: claimed.id, retryAt };
+}
+
+/** The attempt's result on its span: status code, or the kind of failure (never the reply). */
+function recordResult(span: Span | undefined, result: AttemptOutcome): void {
+  if (!span) return;
+  if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
+  if (!result.ok) markSpanFailed(span, result.failure ?? 'error');
 }
 
 /** The sender reports network problems as outcomes; anything it throws is one as well. */

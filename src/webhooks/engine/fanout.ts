@@ -1,6 +1,7 @@
 import { withPlantedFault } from '../../config.js';
 import { readOffersWithEvents } from '../../read-model/offers-by-id.js';
 import type { Tx } from '../../db/connect.js';
+import { withSpan } from '../../telemetry/tracing.js';
 import { eventBody, fitsBodyLimit } from './body.js';
 import type { EngineDeps } from './deps.js';
 import { MAX_ATTEMPTS, MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_WAITING_EVENTS_PER_WORKSPACE } from './policy.js';
@@ -49,6 +50,10 @@ export interface FanOutResult {
  * this batch took has the rows past its room dropped in the same transaction, in one statement
  * (dropExcessWaiting), so a flood costs one step, not one batch per 50 rows. Waiting events drain
  * at the start rate (60 per minute), so a burst beyond 1,000 is cut rather than queued for hours.
+ *
+ * With tracing on, a round that took rows runs in a span of its own trace, linked to the span of
+ * each action whose outbox row it took (the traceparent stored with the row); an empty round,
+ * the worker's every wake-up, makes none.
  */
 export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
   const now = deps.clock.now();
@@ -61,61 +66,65 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
     }
     const rows = await takeDueOutbox(tx, now, FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE);
     if (rows.length === 0) return;
-    result.taken = rows.length;
-    const perWorkspace = new Map<string, number>();
-    for (const row of rows) perWorkspace.set(row.workspace_id, (perWorkspace.get(row.workspace_id) ?? 0) + 1);
-    result.more = rows.length >= FANOUT_BATCH_SIZE || [...perWorkspace.values()].some((n) => n >= FANOUT_ROWS_PER_WORKSPACE);
+    const span = { root: true, links: rows.map((row) => row.traceparent), attributes: { 'offerdesk.outbox.rows': rows.length } };
+    await withSpan('webhook fan-out', span, async (active) => {
+      result.taken = rows.length;
+      const perWorkspace = new Map<string, number>();
+      for (const row of rows) perWorkspace.set(row.workspace_id, (perWorkspace.get(row.workspace_id) ?? 0) + 1);
+      result.more = rows.length >= FANOUT_BATCH_SIZE || [...perWorkspace.values()].some((n) => n >= FANOUT_ROWS_PER_WORKSPACE);
 
-    const endpointsByRow = new Map<string, string[]>();
-    for (const sub of await findSubscribedEndpoints(tx, rows.map((row) => row.id))) {
-      const list = endpointsByRow.get(sub.outbox_id) ?? [];
-      list.push(sub.endpoint_id);
-      endpointsByRow.set(sub.outbox_id, list);
-    }
-    const subscribed = rows.filter((row) => endpointsByRow.has(row.id));
-    result.unsubscribed = rows.length - subscribed.length;
-
-    // A workspace that gave its whole share has more rows due: its excess goes in one step below.
-    const backlogged = [...perWorkspace].filter(([, n]) => n >= FANOUT_ROWS_PER_WORKSPACE).map(([id]) => id);
-    const waiting = await countWaitingEvents(
-      tx,
-      [...new Set([...subscribed.map((row) => row.workspace_id), ...backlogged])],
-      MAX_WAITING_EVENTS_PER_WORKSPACE,
-    );
-    const kept: OutboxRow[] = [];
-    for (const row of subscribed) {
-      const count = waiting.get(row.workspace_id) ?? 0;
-      if (count >= MAX_WAITING_EVENTS_PER_WORKSPACE) {
-        dropped.push(row);
-        continue;
+      const endpointsByRow = new Map<string, string[]>();
+      for (const sub of await findSubscribedEndpoints(tx, rows.map((row) => row.id))) {
+        const list = endpointsByRow.get(sub.outbox_id) ?? [];
+        list.push(sub.endpoint_id);
+        endpointsByRow.set(sub.outbox_id, list);
       }
-      waiting.set(row.workspace_id, count + 1);
-      kept.push(row);
-    }
-    const rooms = backlogged.map((workspaceId) => ({
-      workspaceId,
-      room: Math.max(0, MAX_WAITING_EVENTS_PER_WORKSPACE - (waiting.get(workspaceId) ?? 0)),
-      taken: perWorkspace.get(workspaceId) ?? 0,
-    }));
-    dropped.push(...(await dropExcessWaiting(tx, { rooms, taken: rows.map((row) => row.id), now })));
-    result.droppedWaiting = dropped.length;
+      const subscribed = rows.filter((row) => endpointsByRow.has(row.id));
+      result.unsubscribed = rows.length - subscribed.length;
 
-    const messages = await prepareMessages(tx, deps, kept, now);
-    await insertMessages(tx, messages, now);
-    const deliveries: NewDelivery[] = messages.flatMap((message) =>
-      (endpointsByRow.get(message.id) ?? []).map((endpointId) => ({ messageId: message.id, endpointId })),
-    );
-    const inserted = await insertDeliveries(tx, {
-      deliveries,
-      isTest: false,
-      maxAttempts: MAX_ATTEMPTS,
-      maxOpenPerEndpoint: MAX_OPEN_DELIVERIES_PER_ENDPOINT,
-      now,
+      // A workspace that gave its whole share has more rows due: its excess goes in one step below.
+      const backlogged = [...perWorkspace].filter(([, n]) => n >= FANOUT_ROWS_PER_WORKSPACE).map(([id]) => id);
+      const waiting = await countWaitingEvents(
+        tx,
+        [...new Set([...subscribed.map((row) => row.workspace_id), ...backlogged])],
+        MAX_WAITING_EVENTS_PER_WORKSPACE,
+      );
+      const kept: OutboxRow[] = [];
+      for (const row of subscribed) {
+        const count = waiting.get(row.workspace_id) ?? 0;
+        if (count >= MAX_WAITING_EVENTS_PER_WORKSPACE) {
+          dropped.push(row);
+          continue;
+        }
+        waiting.set(row.workspace_id, count + 1);
+        kept.push(row);
+      }
+      const rooms = backlogged.map((workspaceId) => ({
+        workspaceId,
+        room: Math.max(0, MAX_WAITING_EVENTS_PER_WORKSPACE - (waiting.get(workspaceId) ?? 0)),
+        taken: perWorkspace.get(workspaceId) ?? 0,
+      }));
+      dropped.push(...(await dropExcessWaiting(tx, { rooms, taken: rows.map((row) => row.id), now })));
+      result.droppedWaiting = dropped.length;
+
+      const messages = await prepareMessages(tx, deps, kept, now);
+      await insertMessages(tx, messages, now);
+      const deliveries: NewDelivery[] = messages.flatMap((message) =>
+        (endpointsByRow.get(message.id) ?? []).map((endpointId) => ({ messageId: message.id, endpointId })),
+      );
+      const inserted = await insertDeliveries(tx, {
+        deliveries,
+        isTest: false,
+        maxAttempts: MAX_ATTEMPTS,
+        maxOpenPerEndpoint: MAX_OPEN_DELIVERIES_PER_ENDPOINT,
+        now,
+      });
+      result.messages = messages.length;
+      result.deliveries = inserted.length;
+      result.queueFull = inserted.filter((d) => d.status === 'failed').length;
+      await deleteOutboxRows(tx, rows.map((row) => row.id));
+      active?.setAttributes({ 'offerdesk.webhook.messages': result.messages, 'offerdesk.webhook.deliveries': result.deliveries });
     });
-    result.messages = messages.length;
-    result.deliveries = inserted.length;
-    result.queueFull = inserted.filter((d) => d.status === 'failed').length;
-    await deleteOutboxRows(tx, rows.map((row) => row.id));
   });
 
   if (dropped.length > 0) {
@@ -155,7 +164,15 @@ async function prepareMessages(tx: Tx, deps: EngineDeps, rows: OutboxRow[], now:
       deps.logger.error({ outboxId: row.id, bytes: body.bytes }, 'webhook body over 64 KiB; not sent');
       continue;
     }
-    messages.push({ id: row.id, workspaceId: row.workspace_id, type: row.type, body: body.text, offerId: row.offer_id, recordedAt: row.recorded_at });
+    messages.push({
+      id: row.id,
+      workspaceId: row.workspace_id,
+      type: row.type,
+      body: body.text,
+      offerId: row.offer_id,
+      recordedAt: row.recorded_at,
+      traceparent: row.traceparent,
+    });
   }
   return messages;
 }

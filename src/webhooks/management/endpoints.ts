@@ -6,6 +6,7 @@ import { DomainError, domainError, invalidInput, notFound } from '../../domain/e
 import { isUuid } from '../../domain/validate.js';
 import { requireEndpointAddress } from '../transport/endpoint-address.js';
 import { pingBody } from '../engine/body.js';
+import { currentTraceparent } from '../../telemetry/tracing.js';
 import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from '../../domain/outbox.js';
 import {
   MAX_ATTEMPTS,
@@ -184,7 +185,9 @@ export async function testEndpoint(
       throw domainError('OD_ERR_TEST_EVENTS', endpoint.id, MAX_TEST_EVENTS_PER_WINDOW, TEST_EVENT_WINDOW_MS / 60_000);
     }
     const id = randomUUID();
-    await insertMessages(tx, [{ id, workspaceId: endpoint.workspace_id, type: 'ping', body: pingBody({ id, at: now }).text }], now);
+    // The ping's attempt links to the request that asked for it (tracing on), as an event's do.
+    const ping = { id, workspaceId: endpoint.workspace_id, type: 'ping', body: pingBody({ id, at: now }).text, traceparent: currentTraceparent() };
+    await insertMessages(tx, [ping], now);
     const [delivery] = await insertDeliveries(tx, {
       deliveries: [{ messageId: id, endpointId: endpoint.id }],
       isTest: true,

@@ -20,6 +20,8 @@ export interface ClaimedDelivery {
   body: string;
   url: string;
   secret_sealed: Buffer;
+  /** The traceparent of the action behind the event (webhook_messages), for the attempt's span link. */
+  traceparent: string | null;
   /** Set by claimBatch, only while development mappings are enabled: the endpoint's `listen` target. */
   dev_listen?: DevListenTarget;
 }
@@ -223,7 +225,8 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
        where s.workspace_id = served.workspace_id
     )
     select c.id, c.message_id, c.endpoint_id, c.workspace_id, c.attempt_count, c.max_attempts, c.resend_count,
-           c.is_test, c.lease_token, c.next_attempt_at as due_at, m.event_recorded_at, m.type, m.body, e.url, e.secret_sealed
+           c.is_test, c.lease_token, c.next_attempt_at as due_at, m.event_recorded_at, m.type, m.body, e.url, e.secret_sealed,
+           m.traceparent
       from claimed c
       join webhook_messages m on m.id = c.message_id
       join webhook_endpoints e on e.id = c.endpoint_id`;

@@ -9,19 +9,22 @@ export interface NewMessage {
   offerId?: string | null;
   /** When the product's transaction recorded the event (outbox created_at); none for ping. */
   recordedAt?: Date | null;
+  /** The traceparent of the action behind the event (tracing on): each attempt links to it. */
+  traceparent?: string | null;
 }
 
 /** Stores prepared bodies, set-based; an id already stored (a fan-out repeated) is kept as it was. */
 export async function insertMessages(sql: Queryable, messages: NewMessage[], now: Date): Promise<void> {
   if (messages.length === 0) return;
   await sql`
-    insert into webhook_messages (id, workspace_id, type, body, offer_id, created_at, event_recorded_at)
-    select m.id, m.workspace_id, m.type, m.body, m.offer_id, ${now}, m.recorded_at
+    insert into webhook_messages (id, workspace_id, type, body, offer_id, created_at, event_recorded_at, traceparent)
+    select m.id, m.workspace_id, m.type, m.body, m.offer_id, ${now}, m.recorded_at, m.traceparent
       from unnest(${messages.map((m) => m.id)}::uuid[],
                   ${messages.map((m) => m.workspaceId)}::uuid[],
                   ${messages.map((m) => m.type)}::text[],
                   ${messages.map((m) => m.body)}::text[],
                   ${messages.map((m) => m.offerId ?? null)}::uuid[],
-                  ${messages.map((m) => m.recordedAt?.toISOString() ?? null)}::timestamptz[]) as m(id, workspace_id, type, body, offer_id, recorded_at)
+                  ${messages.map((m) => m.recordedAt?.toISOString() ?? null)}::timestamptz[],
+                  ${messages.map((m) => m.traceparent ?? null)}::text[]) as m(id, workspace_id, type, body, offer_id, recorded_at, traceparent)
     on conflict (id) do nothing`;
 }

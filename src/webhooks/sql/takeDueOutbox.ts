@@ -10,6 +10,8 @@ export interface OutboxRow {
   offer_sequence: number;
   /** When the product's transaction recorded the event (the start of the end-to-end time). */
   recorded_at: Date;
+  /** The W3C traceparent of the action that wrote the row (tracing on), for span links. */
+  traceparent: string | null;
 }
 
 /**
@@ -32,10 +34,10 @@ export async function takeDueOutbox(tx: Tx, now: Date, limit: number, perWorkspa
        order by oldest, workspace_id
        limit ${limit}
     )
-    select o.id, o.workspace_id, o.type, o.offer_id, o.offer_sequence, o.created_at as recorded_at
+    select o.id, o.workspace_id, o.type, o.offer_id, o.offer_sequence, o.created_at as recorded_at, o.traceparent
       from due_workspaces w
       cross join lateral (
-        select o.id, o.workspace_id, o.type, o.offer_id, o.offer_sequence,
+        select o.id, o.workspace_id, o.type, o.offer_id, o.offer_sequence, o.traceparent,
                o.available_at, o.created_at
           from webhook_outbox o
          where o.workspace_id = w.workspace_id and o.available_at <= ${now}

@@ -1,0 +1,66 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { RoutedRequest, RoutedResponse } from './tracing-types.js';
+
+/**
+ * The server span of every request to the express app (part of the SDK side: loaded only with
+ * tracing on). A caller's `traceparent` header continues its trace. The span is named by the
+ * operation the router matches (nameServerSpan below, called through src/http/openapi-router.ts),
+ * by the express route (/healthz, /readyz), or else by the method alone, as OpenTelemetry's HTTP
+ * conventions ask when there is no route: never by the path, which holds IDs. Its attributes:
+ * method, route, status. Not the path, the query or any header.
+ */
+
+interface Traced {
+  /** The request's server span while it is recorded (a sampled request). */
+  traceSpan?: Span;
+}
+
+/** The router's naming (tracing.ts nameRequestSpan): the span of a recorded request, by its operation. */
+export function nameServerSpan(req: RoutedRequest, res: RoutedResponse, operationId: string, path: string): void {
+  const span = (res.locals as Traced).traceSpan;
+  if (!span) return;
+  span.updateName(operationId);
+  span.setAttribute(ATTR_HTTP_ROUTE, `${req.baseUrl}${path}`);
+}
+
+export function requestSpanMiddleware(tracer: Tracer): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method } }, parent);
+    // A request the sampler left out costs its sampling decision and nothing more: no context
+    // (on Node 20 entering one, and every promise made inside it, runs AsyncLocalStorage's hooks,
+    // the larger part of what tracing cost a list request when every request had one), no
+    // listeners, no statement spans.
+    if (!span.isRecording()) {
+      next();
+      return;
+    }
+    (res.locals as Traced).traceSpan = span;
+    res.once('finish', endSpan);
+    res.once('close', endSpan);
+    context.with(trace.setSpan(parent, span), next);
+  };
+}
+
+/** The `finish` (answered) or else `close` (client gone) listener of every response, made once. */
+function endSpan(this: Response): void {
+  const locals = this.locals as Traced;
+  const span = locals.traceSpan;
+  if (!span) return;
+  locals.traceSpan = undefined;
+  // An express route (/healthz, /readyz) names the span; the router's operations named theirs.
+  const route = (this.req.route as { path?: unknown } | undefined)?.path;
+  if (typeof route === 'string') {
+    span.updateName(`${this.req.method} ${route}`);
+    span.setAttribute(ATTR_HTTP_ROUTE, route);
+  }
+  if (this.writableFinished) {
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, this.statusCode);
+    if (this.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  } else {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: 'connection closed before the answer was sent' });
+  }
+  span.end();
+}

@@ -1,0 +1,93 @@
+import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ATTR_DB_OPERATION_NAME,
+  ATTR_DB_QUERY_TEXT,
+  ATTR_DB_RESPONSE_STATUS_CODE,
+  ATTR_DB_SYSTEM_NAME,
+  ATTR_ERROR_TYPE,
+  DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+} from '@opentelemetry/semantic-conventions';
+
+/**
+ * A client span per PostgreSQL statement sent inside a recording span (a request, a fan-out, an
+ * attempt, a CLI command). postgres.js has no OpenTelemetry instrumentation and no hook that
+ * sees a statement end, so its query class is wrapped where every statement starts: `handle()`,
+ * which `then`, `execute`, `forEach` and cursors call once per query, in the caller's async
+ * context. The wrap is installed only when tracing is on (tracing.ts traceQueries, called from
+ * src/db/connect.ts) and removed at shutdown.
+ *
+ * Recorded: the statement text of tagged-template queries, which holds `$1`-style placeholders
+ * and never a value (postgres.js sends every interpolation as a parameter), and of the prepared
+ * `unsafe()` statements of src/db/once-built.ts, whose values are all parameters too (it checks
+ * that at each shape's first build); the first keyword; on failure the SQLSTATE. Not recorded:
+ * parameter values, other `unsafe()` text (a migration, `create database`: it may inline a
+ * value), error messages (PostgreSQL quotes the offending value in some), rows.
+ */
+
+/** The parts of postgres.js's Query (node_modules/postgres/src/query.js) this wrap uses. */
+interface QueryInternals {
+  executed: boolean;
+  tagged: boolean;
+  /** `prepare: true` is what once-built.ts asks of its unsafe statements; other unsafe calls do not. */
+  options?: { prepare?: boolean };
+  /** Set when the query is built for the wire, before it is answered. */
+  string?: string;
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+  handle(...args: unknown[]): unknown;
+}
+
+let patched: { prototype: QueryInternals; handle: QueryInternals['handle'] } | undefined;
+
+export function instrumentPostgres(probe: object, tracer: Tracer): void {
+  const prototype = Object.getPrototypeOf(probe) as QueryInternals;
+  if (patched || typeof prototype.handle !== 'function' || !('executed' in probe)) return;
+  const handle = prototype.handle;
+  patched = { prototype, handle };
+  prototype.handle = function (this: QueryInternals, ...args: unknown[]) {
+    if (!this.executed) startStatementSpan(this, tracer);
+    return handle.apply(this, args);
+  };
+}
+
+export function uninstrumentPostgres(): void {
+  if (!patched) return;
+  patched.prototype.handle = patched.handle;
+  patched = undefined;
+}
+
+function startStatementSpan(query: QueryInternals, tracer: Tracer): void {
+  const active = context.active();
+  const parent = trace.getSpan(active);
+  // Statements outside a span (the worker's idle polling) or in an unsampled trace cost nothing.
+  if (!parent?.isRecording()) return;
+  const span = tracer.startSpan('postgresql', { kind: SpanKind.CLIENT, attributes: { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL } }, active);
+  const resolve = query.resolve;
+  const reject = query.reject;
+  query.resolve = (result) => {
+    describe(span, query);
+    span.end();
+    resolve(result);
+  };
+  query.reject = (error) => {
+    describe(span, query);
+    const code = (error as { code?: unknown } | null)?.code;
+    const sqlState = typeof code === 'string' && /^[0-9A-Z_]{1,40}$/.test(code) ? code : 'error';
+    span.setAttribute(ATTR_DB_RESPONSE_STATUS_CODE, sqlState);
+    span.setAttribute(ATTR_ERROR_TYPE, sqlState);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+    reject(error);
+  };
+}
+
+function describe(span: Span, query: QueryInternals): void {
+  const text = query.string;
+  if (typeof text !== 'string') return;
+  const operation = /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase();
+  if (operation) {
+    span.updateName(operation);
+    span.setAttribute(ATTR_DB_OPERATION_NAME, operation);
+  }
+  if (query.tagged || query.options?.prepare === true) span.setAttribute(ATTR_DB_QUERY_TEXT, text);
+}

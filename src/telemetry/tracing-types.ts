@@ -1,0 +1,38 @@
+import type { Attributes, Span } from '@opentelemetry/api';
+import type { RequestHandler } from 'express';
+
+/** What tracing.ts (the door, always loaded) and tracing-sdk.ts (the SDK, loaded when on) share. */
+
+export type SpanKindName = 'internal' | 'server' | 'client' | 'producer' | 'consumer';
+
+export interface SpanOptions {
+  kind?: SpanKindName;
+  attributes?: Attributes;
+  /**
+   * W3C traceparents this span links to (the outbox rows a fan-out reads, the event of an
+   * attempt); null and malformed ones are skipped.
+   */
+  links?: ReadonlyArray<string | null | undefined>;
+  /** A root span even inside another span (a job's span is not part of the loop that runs it). */
+  root?: boolean;
+}
+
+/** The parts of express's request and response the naming of a server span reads. */
+export interface RoutedRequest {
+  baseUrl: string;
+}
+export interface RoutedResponse {
+  locals: Record<string, unknown>;
+}
+
+/** What the SDK side (tracing-sdk.ts) provides once loaded. */
+export interface TracingRuntime {
+  withSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T>;
+  traceparent(): string | null;
+  logFields(): Record<string, string>;
+  instrumentQueries(probe: object): void;
+  requestSpans(): RequestHandler;
+  nameRequest(req: RoutedRequest, res: RoutedResponse, operationId: string, path: string): void;
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
