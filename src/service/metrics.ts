@@ -2,7 +2,6 @@ import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import { coerceError, type Logger } from '../log.js';
 import { readQueueSnapshotWith } from '../telemetry/metrics-queue.js';
-import { startOtlpMetrics } from '../telemetry/metrics-otlp.js';
 import { startMetricsListener } from '../telemetry/metrics-server.js';
 import { readMetricsSnapshot } from '../webhooks/sql/readMetricsSnapshot.js';
 
@@ -26,7 +25,11 @@ export async function serveMetrics(input: { config: Config; sql: Sql; logger: Lo
   );
   const settings = input.port === undefined ? config.metrics : { ...config.metrics, port: input.port, portChosen: true };
   const listener = await startMetricsListener({ ...settings, host: config.host }, logger);
-  const otlp = config.metrics.otlp ? startOtlpMetrics(config.metrics.otlp, logger) : undefined;
+  // The OTLP exporter is loaded only when an endpoint is configured: without one, no
+  // OpenTelemetry module is loaded at all (docs/operations.md "Tracing" says the same of traces).
+  const otlp = config.metrics.otlp
+    ? (await import('../telemetry/metrics-otlp.js')).startOtlpMetrics(config.metrics.otlp, logger)
+    : undefined;
   return {
     port: listener?.port,
     async close() {

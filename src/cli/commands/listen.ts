@@ -6,8 +6,7 @@ import { devListenUrl } from '../../webhooks/management/dev-listen-rules.js';
 import { parseEventTypes } from '../../webhooks/management/endpoints.js';
 import { OFFER_WEBHOOK_TYPES } from '../../domain/outbox.js';
 import { CliError, EXIT_UNEXPECTED, fail, type CliContext } from '../context.js';
-import { listenCertificates } from '../listen/certificates.js';
-import { startListenReceiver, type ListenReceiver, type ReceivedEvent } from '../listen/receiver.js';
+import type { ListenReceiver, ReceivedEvent } from '../listen/receiver.js';
 import { chooseTarget, register as registerEndpoint, unregister, type Registration, type ListenTarget } from '../listen/session.js';
 
 /**
@@ -104,6 +103,11 @@ async function listen(options: ListenOptions, ctx: CliContext): Promise<void> {
       );
     }
     const events = options.events === undefined ? [...OFFER_WEBHOOK_TYPES] : parseEventTypes(options.events.split(','));
+    // The receiver and its certificates (x509) are loaded only by this command.
+    const [{ listenCertificates }, { startListenReceiver }] = await Promise.all([
+      import('../listen/certificates.js'),
+      import('../listen/receiver.js'),
+    ]);
     const certificates = await listenCertificates(config.dataDir);
     receiver = await startListenReceiver({
       certPem: certificates.certPem,

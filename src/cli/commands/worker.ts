@@ -3,10 +3,10 @@ import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/open.js';
 import { createServiceLogger } from '../../log.js';
-import { serveMetrics } from '../../service/metrics.js';
+import type { RunningMetrics } from '../../service/metrics.js';
 import { parsePort } from './serve.js';
 import { startTracing } from '../../telemetry/tracing.js';
-import { startWorker, type RunningWorker } from '../../webhooks/engine/worker.js';
+import type { RunningWorker } from '../../webhooks/engine/worker.js';
 
 /**
  * `offerdesk worker`: the background jobs (expire offers, fan-out, webhook delivery, log
@@ -20,6 +20,12 @@ export function register(program: Command): void {
     .option('--metrics-port <n>', 'port of GET /metrics on HOST, 0 turns it off (overrides OFFERDESK_METRICS_PORT, default 9464)', parsePort)
     .action(async (options: { metricsPort?: number }) => {
       const config = loadConfig();
+      // The engine and the metrics are loaded only by the command that runs them: every other
+      // command starts without paying for them (serve does the same).
+      const [{ serveMetrics }, { startWorker }] = await Promise.all([
+        import('../../service/metrics.js'),
+        import('../../webhooks/engine/worker.js'),
+      ]);
       // Before the logger and the pool, which pick tracing up when it is on.
       const tracing = await startTracing(config.tracing);
       const logger = createServiceLogger(config, 'offerdesk-worker');
@@ -28,7 +34,7 @@ export function register(program: Command): void {
         logger.warn('mail is off (no SMTP_URL): sign-in links, invitations and endpoint notices wait in the outbox until SMTP_URL is set');
       }
       let worker: RunningWorker;
-      let metrics: Awaited<ReturnType<typeof serveMetrics>>;
+      let metrics: RunningMetrics;
       try {
         // Refuses (one line, exit 2) when the metrics port is taken or the master keys cannot open the stored secrets.
         metrics = await serveMetrics({ config, sql: db.sql, logger, port: options.metricsPort });
