@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The contract gates, in sequence; stops at the first that fails. Part of `npm test`
-# (scripts/test-all.sh), after the vitest suite. A gate checks what only it can check: the suites
+# The contract gates, in sequence (the two fuzzing runs side by side: each only waits on a server
+# of its own); stops at the first that fails. Part of `npm test` (scripts/test-all.sh), beside the
+# vitest suite. A gate checks what only it can check: the suites
 # it relies on (the HTTP suites behind Prism, the webhook end-to-end test, the routing and shape
 # tests) run once, in that suite. docs/contract.md says what each gate proves and how to run one alone.
 #
@@ -26,9 +27,25 @@ gate() {
 gate "setup: build for offerdesk serve, Schemathesis venv" \
   bash -c 'node scripts/build-if-stale.mjs && bash contract-tests/install-schemathesis.sh'
 gate "spec lint and drift (Redocly, generated/, operationIds, breaking changes)" bash contract-tests/gate-spec.sh
-gate "Schemathesis fuzzing of the running server" bash contract-tests/gate-schemathesis.sh
+# Both fuzzing gates at once, each on a server and database of its own; each one's output is
+# printed whole when both are done.
+fuzz_side_by_side() {
+  local api_log=contract-tests/reports/gate-schemathesis.log console_log=contract-tests/reports/gate-console-schemathesis.log
+  local api_rc=0 console_rc=0
+  bash contract-tests/gate-schemathesis.sh > "$api_log" 2>&1 &
+  local api=$!
+  bash contract-tests/gate-console-schemathesis.sh > "$console_log" 2>&1 &
+  local console=$!
+  wait "$api" || api_rc=$?
+  wait "$console" || console_rc=$?
+  printf -- '-- the public API (exit %s)\n' "$api_rc"
+  cat "$api_log"
+  printf -- '-- the console API with a signed-in session (exit %s)\n' "$console_rc"
+  cat "$console_log"
+  [ "$api_rc" = 0 ] && [ "$console_rc" = 0 ]
+}
+gate "Schemathesis fuzzing of the running server and of its console API with a signed-in session" fuzz_side_by_side
 gate "planted defect: the Schemathesis gate fails on a broken server" bash contract-tests/gate-planted-defect.sh
-gate "Schemathesis fuzzing of the console API with a signed-in session" bash contract-tests/gate-console-schemathesis.sh
 gate "webhooks against the contract (real HTTPS deliveries, Ajv 2020, standardwebhooks)" bash contract-tests/gate-webhooks.sh
 gate "generated clients (Spectral, @hey-api/openapi-ts and orval walking 600 offers)" bash contract-tests/gate-clients.sh
 gate "planted regressions: a fake 405 operation, a \$ref into properties, an integer without format" bash contract-tests/gate-planted-regressions.sh
