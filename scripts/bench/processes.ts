@@ -14,7 +14,14 @@ const READY_TIMEOUT_MS = 60_000;
 const POLL_MS = 50;
 const STOP_TIMEOUT_MS = 15_000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `ready` until it holds; throws `${what}` once `timeoutMs` pass or `gaveUp` says so. */
+export async function waitUntil(what: string, ready: () => Promise<boolean>, gaveUp = () => false, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await ready()); await sleep(POLL_MS)) {
+    if (Date.now() > deadline || gaveUp()) throw new Error(what);
+  }
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,13 +57,13 @@ export function startNode(
     env?: Record<string, string>;
     nodeArgs?: string[];
     logFile?: string;
-    stdout?: 'pipe' | 'log';
+    pipeStdout?: boolean;
     /** `script` is a built JavaScript file under the repository, run by plain node (no TypeScript loader). */
     built?: boolean;
   },
 ): NodeProcess {
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
-  const out = options.stdout === 'pipe' ? 'pipe' : (logFd ?? 'ignore');
+  const out = options.pipeStdout ? 'pipe' : (logFd ?? 'ignore');
   const entry = options.built ? [join(REPO_DIR, script)] : [...TSX, join(BENCH_DIR, script)];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])], {
     cwd: REPO_DIR,
@@ -86,34 +93,29 @@ export function startNode(
 
 /** Waits until GET <origin>/healthz answers 200 (both servers have it), or the process ends. */
 export async function waitForHealth(proc: NodeProcess, origin: string): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
   let ended = false;
   void proc.exited.then(() => (ended = true));
-  while (Date.now() < deadline && !ended) {
-    // Refused while it is not listening yet.
-    if (await fetch(`${origin}/healthz`).then((res) => res.arrayBuffer().then(() => res.ok), () => false)) return;
-    await sleep(POLL_MS);
-  }
-  throw new Error(`${proc.name} did not become healthy at ${origin}${ended ? ' (it exited)' : ''}`);
+  // Refused while it is not listening yet.
+  const healthy = () => fetch(`${origin}/healthz`).then((res) => res.arrayBuffer().then(() => res.ok), () => false);
+  await waitUntil(`${proc.name} did not become healthy at ${origin} (or it exited)`, healthy, () => ended);
 }
 
 /**
  * Peak resident memory of a process in MB. The kernel keeps the high-water mark (VmHWM), and
  * writing 5 to clear_refs resets it, so each scenario gets its own peak.
  */
-export const memory = {
-  resetPeak(pid: number): void {
-    try {
-      writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    } catch {
-      // Not resettable here: the peak is then the process's since its start.
-    }
-  },
-  peakMb(pid: number): number | null {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readProc(pid, 'status') ?? '');
-    return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
-  },
-};
+export function resetPeakRss(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // Not resettable here: the peak is then the process's since its start.
+  }
+}
+
+export function peakRssMb(pid: number): number | null {
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(readProc(pid, 'status') ?? '');
+  return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
+}
 
 /** A /proc file of the process, or null once it has ended. */
 function readProc(pid: number, file: string): string | null {
@@ -141,7 +143,7 @@ export function cpuMs(pid: number): number | null {
 
 /** Runs a script to completion and returns the last line of its stdout parsed as JSON. */
 export async function runJson<T>(name: string, script: string, args: string[], env: Record<string, string> = {}, built = false): Promise<T> {
-  const proc = startNode(name, script, { args, env, stdout: 'pipe', built });
+  const proc = startNode(name, script, { args, env, pipeStdout: true, built });
   let out = '';
   proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const code = await proc.exited;

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { Sql } from '../../src/db/connect.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import type { BenchOptions } from './options.js';
-import { buildIfStale, cli, cpuMs, freePort, memory, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
+import { cli, cpuMs, freePort, peakRssMb, resetPeakRss, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
-import { measureTracingCost, TRACING_CPU_RATIO_TARGET, type TracingCost } from './tracing-sink.js';
+import { measureTracingCost } from './tracing-sink.js';
 
 /**
  * Read API: the service as it ships (`offerdesk serve --no-worker`, limits lifted, the limiter
@@ -22,6 +22,8 @@ export type ReadOptions = BenchOptions['read'] & { profileDir: string | null; wo
 export type SideResult = LoadResult & { peakRssMb: number | null; serverCpuMsPerRequest: number | null };
 /** As bench/results.json holds it: per scenario service, baseline, ratio (service req/s over the baseline's). */
 export type ReadResults = Awaited<ReturnType<typeof runReadBenchmark>>;
+
+type Side = { proc: NodeProcess; origin: string };
 
 interface Scenario {
   name: string;
@@ -45,7 +47,6 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   // master key; the service refuses to start under another key (the start check of
   // src/sealing/key-check.ts). The read benchmark needs no endpoint: forget them.
   await clearEndpoints(sql);
-  const [servicePort, baselinePort] = [await freePort(), await freePort()];
   const common = {
     DATABASE_URL: db.url,
     // With DATABASE_URL the service refuses to start without a master key (it generates none).
@@ -55,35 +56,33 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
     REDIS_URL: '',
     HOST: '127.0.0.1',
   };
+  /** A server on a free port, healthy; its log under the work directory. */
+  const start = async (name: string, script: string, env: Record<string, string>, more: { built?: boolean; args?: string[]; nodeArgs?: string[] } = {}): Promise<Side> => {
+    const port = await freePort();
+    const proc = startNode(name, script, { ...more, env: { ...common, ...env, PORT: String(port) }, logFile: join(options.workDir, `${name}.log`) });
+    const origin = `http://127.0.0.1:${port}`;
+    await waitForHealth(proc, origin);
+    return { proc, origin };
+  };
+  // The service as it ships: the built CLI (`npm start` runs it), `offerdesk serve --no-worker`,
+  // by plain node. Run from source, the TypeScript loader's own thread alone added tens of MB to
+  // its peak RSS; the baseline, a bench script, still runs from source (it serves no framework).
+  const startService = (name: string, env: Record<string, string>, nodeArgs: string[] = []) =>
+    start(name, 'bin/offerdesk.js', { RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...env }, { built: true, args: ['serve', '--no-worker'], nodeArgs });
   const profile = options.profileDir;
   if (profile) {
     rmSync(profile, { recursive: true, force: true });
     mkdirSync(profile, { recursive: true });
   }
-  const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
-  // The service as it ships: the built CLI (`npm start` runs it), `offerdesk serve --no-worker`,
-  // by plain node. Run from source, the TypeScript loader's own thread alone added tens of MB to
-  // its peak RSS; the baseline, a bench script, still runs from source (it serves no framework).
-  buildIfStale();
-  const service = startNode('service', 'bin/offerdesk.js', {
-    built: true,
-    args: ['serve', '--no-worker'],
-    nodeArgs,
-    env: { ...common, PORT: String(servicePort), RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT },
-    logFile: join(options.workDir, 'service.log'),
-  });
-  const baseline = startNode('baseline', 'baseline-server.ts', {
-    env: { ...common, PORT: String(baselinePort), BENCH_WORKSPACE_ID: seeded.workspaceId },
-    logFile: join(options.workDir, 'baseline.log'),
-  });
-  const serviceOrigin = `http://127.0.0.1:${servicePort}`;
-  const baselineOrigin = `http://127.0.0.1:${baselinePort}`;
+  const [service, baseline] = await Promise.all([
+    startService('service', {}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+    start('baseline', 'baseline-server.ts', { BENCH_WORKSPACE_ID: seeded.workspaceId }),
+  ]);
+  const sides = { service, baseline };
   try {
-    await Promise.all([waitForHealth(service, serviceOrigin), waitForHealth(baseline, baselineOrigin)]);
-
     const ids = await sql<{ id: string }[]>`
       select id from offers where workspace_id = ${seeded.workspaceId}::uuid order by random() limit ${options.rotatingIds}`;
-    const walk = await deepCursors(sql, serviceOrigin, auth, options);
+    const walk = await deepCursors(sql, service.origin, auth, options);
     log(
       walk.requests === 0
         ? `reusing ${walk.cursors.length} cursors around page ${options.deepPage} collected by an earlier run`
@@ -91,16 +90,15 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
     );
 
     const scenarios = buildScenarios(ids.map((r) => r.id), walk.cursors, key, options);
-    await checkSameAnswers(scenarios, serviceOrigin, baselineOrigin);
+    await checkSameAnswers(scenarios, service.origin, baseline.origin);
 
-    const sides = { service: { proc: service, origin: serviceOrigin }, baseline: { proc: baseline, origin: baselineOrigin } };
     const results = [];
     for (const [index, scenario] of scenarios.entries()) {
-      await setBaselineKeys(baselineOrigin, scenario.baselineKeys);
+      await setBaselineKeys(baseline.origin, scenario.baselineKeys);
       // Alternate which side goes first, so a drift in machine load does not always favour one.
       const order = index % 2 === 0 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
       const measured: Partial<Record<'service' | 'baseline', SideResult>> = {};
-      for (const side of order) measured[side] = await measureSide(sides[side].proc, sides[side].origin, scenario, options);
+      for (const side of order) measured[side] = await measureSide(sides[side], scenario, options);
       const [s, b] = [measured.service!, measured.baseline!];
       const statusesAsExpected = [s, b].every((r) => r.errors === 0 && Object.keys(r.statuses).every((code) => Number(code) === scenario.expectedStatus));
       results.push({ name: scenario.name, description: scenario.description, service: s, baseline: b, ratio: s.requestsPerSecond / b.requestsPerSecond, statusesAsExpected });
@@ -111,29 +109,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
       );
     }
     const mix = scenarios.find((s) => s.name === 'mix')!;
-    const tracing = await measureTracingCost({
-      scenario: mix.name,
-      async start(name, otel) {
-        const port = await freePort();
-        const proc = startNode(name, 'bin/offerdesk.js', {
-          built: true,
-          args: ['serve', '--no-worker'],
-          env: { ...common, PORT: String(port), RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...otel },
-          logFile: join(options.workDir, `${name}.log`),
-        });
-        await waitForHealth(proc, `http://127.0.0.1:${port}`);
-        return { proc, origin: `http://127.0.0.1:${port}` };
-      },
-      run: (origin, seconds) => load(origin, mix, seconds, options),
-      durationSeconds: options.durationSeconds,
-      warmupSeconds: options.warmupSeconds,
-    });
-    log(
-      `tracing ${tracing.sampler} (${tracing.scenario}): cpu/req ${tracing.onCpuMsPerRequest?.toFixed(3)} vs ${tracing.offCpuMsPerRequest?.toFixed(3)} ms off, ` +
-        `ratio ${tracing.cpuRatio?.toFixed(3)} (median of ${tracing.roundRatios.map((r) => r.toFixed(2)).join(', ')}; target <= ${TRACING_CPU_RATIO_TARGET}); ` +
-        `${tracing.onRequestsPerSecond.toFixed(0)} vs ${tracing.offRequestsPerSecond.toFixed(0)} req/s; ` +
-        `${tracing.exports} exports, ${tracing.exportedKb} KB to the sink`,
-    );
+    const tracing = await measureTracingCost({ scenario: mix.name, start: startService, measure: (side) => measureSide(side, mix, options), log });
     const first = results.find((r) => r.name === 'offers-page-1')!;
     const deep = results.find((r) => r.name === 'offers-page-deep')!;
     const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);
@@ -142,25 +118,25 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
       /** Page N's p50 over page 1's, and page 1's req/s over page N's (target <= 1.2 each). */
       deepPageLatencyRatio: deep.service.p50Ms / first.service.p50Ms,
       deepPageTimeRatio: first.service.requestsPerSecond / deep.service.requestsPerSecond,
-      servicePeakRssMb: peaks.length ? Math.max(...peaks, memory.peakMb(service.pid) ?? 0) : null,
+      servicePeakRssMb: peaks.length ? Math.max(...peaks, peakRssMb(service.proc.pid) ?? 0) : null,
       cursorWalk: { requests: walk.requests, seconds: walk.seconds, depth: walk.depth },
       profile,
       tracing,
     };
   } finally {
-    await Promise.all([service.stop(), baseline.stop()]);
+    await Promise.all([service.proc.stop(), baseline.proc.stop()]);
   }
 }
 
 /** One side of one scenario: warm-up, then the measured load with the server's CPU time and peak RSS around it. */
-async function measureSide(proc: NodeProcess, origin: string, scenario: Scenario, options: ReadOptions): Promise<SideResult> {
+async function measureSide({ proc, origin }: Side, scenario: Scenario, options: ReadOptions): Promise<SideResult> {
   if (options.warmupSeconds > 0) await load(origin, scenario, options.warmupSeconds, options);
-  memory.resetPeak(proc.pid);
+  resetPeakRss(proc.pid);
   const cpuBefore = cpuMs(proc.pid);
   const result = await load(origin, scenario, options.durationSeconds, options);
   const cpuAfter = cpuMs(proc.pid);
   const serverCpuMsPerRequest = cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? (cpuAfter - cpuBefore) / result.requests : null;
-  return { ...result, peakRssMb: memory.peakMb(proc.pid), serverCpuMsPerRequest };
+  return { ...result, peakRssMb: peakRssMb(proc.pid), serverCpuMsPerRequest };
 }
 
 async function load(origin: string, scenario: Scenario, seconds: number, options: ReadOptions): Promise<LoadResult> {

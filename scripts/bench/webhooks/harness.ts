@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Sql } from '../../../src/db/connect.js';
-import { freePort, startNode, type NodeProcess } from '../processes.js';
+import { freePort, sleep, startNode, waitUntil, type NodeProcess } from '../processes.js';
 
 /** The webhook benchmark's moving parts: the receiver process, worker processes, waiting. */
 
@@ -9,13 +9,6 @@ export const POLL_MS = 200;
 /** SPEC.md's 60 starts a minute per workspace, lifted for the bench's workers. */
 export const LIFTED_STARTS_PER_MINUTE = 1_000_000_000;
 const PROGRESS_LOG_MS = 15_000;
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 /** The receiver process and its control port; arrivals are [path + ' ' + webhook-id, path, wall-clock ms, count]. */
 export interface Receiver {
@@ -33,10 +26,7 @@ export async function startReceiver(workDir: string, certFile: string, keyFile: 
   });
   const control = `http://127.0.0.1:${controlPort}`;
   const get = async <T>(path: string, method = 'GET'): Promise<T> => (await (await fetch(`${control}${path}`, { method })).json()) as T;
-  for (let i = 0; !(await get('/summary').then(() => true, () => false)); i++) {
-    if (i > 600) throw new Error('the webhook receiver did not start');
-    await sleep(50);
-  }
+  await waitUntil('the webhook receiver did not start', () => get('/summary').then(() => true, () => false));
   return { port, receiver: { proc, reset: () => get('/reset', 'POST'), summary: () => get('/summary'), arrivals: () => get('/arrivals') } };
 }
 
@@ -45,7 +35,7 @@ export async function startWorkers(count: number, env: Record<string, string>, w
   const procs = Array.from({ length: count }, (_, i) =>
     startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', {
       env,
-      stdout: 'pipe',
+      pipeStdout: true,
       logFile: join(workDir, `worker-${i + 1}.log`),
       // BENCH_WORKER_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops.
       nodeArgs: process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_WORKER_CPU_PROF] : [],
@@ -53,11 +43,7 @@ export async function startWorkers(count: number, env: Record<string, string>, w
   );
   const outputs = procs.map(() => ({ text: '' }));
   procs.forEach((proc, i) => proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (outputs[i]!.text += chunk)));
-  const deadline = Date.now() + 60_000;
-  while (!outputs.every((o) => o.text.includes('"ready":true'))) {
-    if (Date.now() > deadline) throw new Error('webhook workers did not start');
-    await sleep(50);
-  }
+  await waitUntil('webhook workers did not start', async () => outputs.every((o) => o.text.includes('"ready":true')));
   return {
     async stop() {
       await Promise.all(procs.map((proc) => proc.stop()));
@@ -106,9 +92,4 @@ export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (l
       log(`  ... ${requests} requests at the receiver, ${open} events in the outbox or first attempts open`);
     }
   }
-}
-
-/** Math.max(...values) overflows the call stack at a few hundred thousand arrivals. */
-export function largest(values: number[]): number {
-  return values.reduce((max, value) => (value > max ? value : max), -Infinity);
 }

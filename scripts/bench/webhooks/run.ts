@@ -12,8 +12,9 @@ import { testCertificates } from '../../../test/support/https-receiver.js';
 import { analyzeWebhookTables } from '../autoanalyze.js';
 import type { BenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
-import { runJson } from '../processes.js';
-import { largest, percentile, sleep, startReceiver, startWorkers, STALL_TIMEOUT_MS, POLL_MS, LIFTED_STARTS_PER_MINUTE, waitForFirstAttempts } from './harness.js';
+import { largest, percentile } from '../numbers.js';
+import { runJson, sleep } from '../processes.js';
+import { startReceiver, startWorkers, STALL_TIMEOUT_MS, POLL_MS, LIFTED_STARTS_PER_MINUTE, waitForFirstAttempts } from './harness.js';
 import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
 
 /**
@@ -91,12 +92,16 @@ async function startWebhookBench(db: BenchDatabase, options: WebhookOptions) {
   return { sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log: options.log };
 }
 
-/** Every workspace gets `endpointsPerWorkspace` endpoints subscribed to every offer event. */
+/** An endpoint of the workspace at the receiver's `path`, subscribed to every offer event. */
+const addHook = async (b: Bench, ws: { id: string; ownerId: string }, path: string) =>
+  (await addEndpoint(b.management, { workspaceId: ws.id, url: `https://hooks.test${path}`, events: [...OFFER_WEBHOOK_TYPES], actorId: ws.ownerId })).id;
+
+/** Every workspace gets `endpointsPerWorkspace` endpoints. */
 async function addBenchEndpoints(b: Bench): Promise<void> {
   await clearEndpoints(b.sql);
   const started = performance.now();
   for (const [i, ws] of b.setup.workspaces.entries()) {
-    for (let e = 1; e <= b.options.endpointsPerWorkspace; e++) await addEndpoint(b.management, { workspaceId: ws.id, url: `https://hooks.test/ws/${i}/${e}`, events: [...OFFER_WEBHOOK_TYPES], actorId: ws.ownerId });
+    for (let e = 1; e <= b.options.endpointsPerWorkspace; e++) await addHook(b, ws, `/ws/${i}/${e}`);
   }
   b.log(`added ${b.setup.workspaces.length * b.options.endpointsPerWorkspace} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
@@ -127,7 +132,7 @@ async function measure(b: Bench, label: string, workers: number, commit: () => P
   const counts = await fleet.stop();
   const attempted = await attempts(sql);
   const arrivals = (await receiver.arrivals()).filter(([, path]) => !path.startsWith('/fail/'));
-  const latencies = arrivals.map(([key, , at]) => at - committed.get(eventOf(key))!);
+  const latencies = arrivals.map(([key, , at]) => at - committed.get(eventOf(key))!).sort((x, y) => x - y);
   const firstCommit = -largest([...committed.values()].map((at) => -at));
   const seconds = (largest(arrivals.map(([, , at]) => at)) - firstCommit) / 1000;
   const stats = {
@@ -178,9 +183,7 @@ async function smallerBacklogPhase(b: Bench) {
   const reference = await measure(b, 'reference (1 worker)', 1, smaller);
   const failingCount = Math.max(1, Math.floor(workspaces.length / 10));
   const failing: string[] = [];
-  for (const [i, ws] of workspaces.slice(0, failingCount).entries()) {
-    failing.push((await addEndpoint(b.management, { workspaceId: ws.id, url: `https://hooks.test/fail/${i}`, events: [...OFFER_WEBHOOK_TYPES], actorId: ws.ownerId })).id);
-  }
+  for (const [i, ws] of workspaces.slice(0, failingCount).entries()) failing.push(await addHook(b, ws, `/fail/${i}`));
   const withFailingRun = await measure(b, `with ${failingCount} failing endpoints`, 1, smaller);
   const [failedAttempts] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts where not succeeded`;
   for (const [i, id] of failing.entries()) await removeEndpoint(b.management, { endpointId: id, actorId: workspaces[i]!.ownerId });
@@ -252,8 +255,8 @@ async function fairnessPhase(b: Bench) {
   const arrivals = await receiver.arrivals();
   await fleet.stop();
   const smallIds = new Set(smallCommit.ids);
-  const smallTimes = arrivals.filter(([key]) => smallIds.has(eventOf(key))).map(([, , at]) => at - smallCommit.committedAt);
-  const lastSmall = largest(smallTimes) + smallCommit.committedAt;
+  const smallTimes = arrivals.filter(([key]) => smallIds.has(eventOf(key))).map(([, , at]) => at - smallCommit.committedAt).sort((x, y) => x - y);
+  const lastSmall = smallTimes.at(-1)! + smallCommit.committedAt;
   const bigIds = new Set(bigCommit.ids);
   const [bigMessages] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_messages where workspace_id = ${big.id}::uuid`;
   const fairness = {
@@ -264,7 +267,7 @@ async function fairnessPhase(b: Bench) {
     smallDeliveries: smallTimes.length,
     smallFirstAttemptsP50Ms: percentile(smallTimes, 50),
     smallFirstAttemptsP99Ms: percentile(smallTimes, 99),
-    smallFirstAttemptsMaxMs: largest(smallTimes),
+    smallFirstAttemptsMaxMs: smallTimes.at(-1) ?? -Infinity,
     bigDeliveriesBeforeLastSmall: arrivals.filter(([key, , at]) => bigIds.has(eventOf(key)) && at <= lastSmall).length,
   };
   b.log(
