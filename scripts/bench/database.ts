@@ -52,12 +52,15 @@ export async function openBenchDatabase(config: Config, name: string, options: {
     select current_setting('server_version') as version, current_setting('shared_buffers') as "sharedBuffers",
            current_setting('synchronous_commit') as "synchronousCommit", current_setting('autovacuum') as autovacuum`;
   const setup = { embedded: embedded !== undefined, ...settings! };
-  const { version, sharedBuffers, synchronousCommit, autovacuum } = setup;
-  options.log(`PostgreSQL ${version}, ${setup.embedded ? 'embedded' : 'service (DATABASE_URL)'}, shared_buffers ${sharedBuffers}, synchronous_commit ${synchronousCommit}, autovacuum ${autovacuum}`);
+  options.log(describeDatabase(setup));
   const close = async () => {
     await sql.end({ timeout: 5 });
     await embedded?.stop();
   };
   // url: handed to the service, baseline and worker processes.
   return { url, sql, name, setup, close };
+}
+
+export function describeDatabase(d: DatabaseSetup): string {
+  return `PostgreSQL ${d.version} (${d.embedded ? 'embedded' : 'service'}), shared_buffers ${d.sharedBuffers}, synchronous_commit ${d.synchronousCommit}, autovacuum ${d.autovacuum}`;
 }

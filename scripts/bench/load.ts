@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { percentile } from './numbers.js';
 
 /**
  * The load generator, run as its own process (`node --import tsx load.ts <spec.json>`) so that it
@@ -34,11 +35,9 @@ const REQUEST_TIMEOUT_S = 10;
 /** Prepared requests per connection; a longer list is split into windows across connections. */
 const MAX_REQUESTS_PER_CONNECTION = 2_000;
 
-const percentile = (sorted: Float64Array, p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!);
-
 async function run(spec: LoadSpec): Promise<LoadResult> {
-  let latencies = new Float64Array(1 << 16);
-  let [count, clientIndex] = [0, 0];
+  const latencies: number[] = [];
+  let clientIndex = 0;
   const statuses: Record<string, number> = {};
   const list = spec.requests.map((r) => ({ method: 'GET' as const, path: r.path, headers: r.headers }));
   const started = performance.now();
@@ -60,12 +59,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     },
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-    if (count === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
-    }
-    latencies[count++] = responseTime;
+    latencies.push(responseTime);
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
   });
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -75,7 +69,8 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   // autocannon's own run time (from its start to its end), not this process's: building the
   // prepared requests before the start must not count against the server.
   const seconds = result.duration > 0 ? result.duration : (performance.now() - started) / 1000;
-  const sorted = latencies.subarray(0, count).sort();
+  const sorted = latencies.sort((a, b) => a - b);
+  const count = sorted.length;
   return {
     requests: count,
     seconds: Math.round(seconds * 1000) / 1000,

@@ -1,4 +1,4 @@
-import type { DatabaseSetup } from './database.js';
+import { describeDatabase, type DatabaseSetup } from './database.js';
 import type { BenchOptions } from './options.js';
 import type { ReadResults } from './read-api.js';
 import type { RunStats, WebhookResults } from './webhooks/run.js';
@@ -124,10 +124,6 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
   }
   const { readSeconds, webhookSeconds, totalSeconds } = results.durations;
   log(`\ndurations: seed ${seed.seedSeconds === null ? 'reused' : `${f(seed.seedSeconds)} s`}, read ${f(readSeconds)} s, webhooks ${f(webhookSeconds)} s, total ${f(totalSeconds)} s`);
-}
-
-function describeDatabase(d: BenchResults['database']): string {
-  return `PostgreSQL ${d.version} (${d.embedded ? 'embedded' : 'service'}), shared_buffers ${d.sharedBuffers}, synchronous_commit ${d.synchronousCommit}, autovacuum ${d.autovacuum}`;
 }
 
 /**

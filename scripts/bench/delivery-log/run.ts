@@ -7,6 +7,7 @@ import { createAccount, createWorkspace } from '../../../src/domain/accounts.js'
 import { listDeliveryLogPage, type LogDeps, type LogQuery } from '../../../src/webhooks/management/delivery-log.js';
 import { insertEndpoint } from '../../../src/webhooks/sql/insertEndpoint.js';
 import { openBenchDatabase } from '../database.js';
+import { percentile } from '../numbers.js';
 import { SEED_TYPES, seedDeliveryLog } from '../../../src/seed/delivery-log.js';
 
 /**
@@ -67,8 +68,6 @@ async function ensureSeeded(sql: Sql) {
     select offer_id, id from webhook_messages where workspace_id = ${workspaceId}::uuid order by created_at desc offset ${Math.floor(DELIVERIES / 6)} limit 1`;
   return { workspaceId, endpoints, offerId: pick!.offer_id, webhookId: pick!.id };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 try {
   const seeded = await ensureSeeded(db.sql);

@@ -31,7 +31,6 @@ import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces,
 export type WebhookOptions = BenchOptions['webhooks'] & { workDir: string; log: (line: string) => void };
 /** One measured run; statements and transactions per attempt from the workers' postgres.js debug hook. */
 export type RunStats = Awaited<ReturnType<typeof measure>>;
-export type BacklogRow = Awaited<ReturnType<typeof backlogPhase>>[number];
 /** As bench/results.json holds it; ratio = worker deliveries/s over the baseline's (target >= 0.5). */
 export type WebhookResults = Awaited<ReturnType<typeof runWebhookBenchmark>>;
 
