@@ -18,26 +18,16 @@ export interface LoadSpec {
   requests: { path: string; headers: Record<string, string> }[];
 }
 
-export interface LoadResult {
-  requests: number;
-  seconds: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  /** Responses by status code. */
-  statuses: Record<string, number>;
-  errors: number;
-  timeouts: number;
-}
+export type LoadResult = Awaited<ReturnType<typeof run>>;
 
 const REQUEST_TIMEOUT_S = 10;
 /** Prepared requests per connection; a longer list is split into windows across connections. */
 const MAX_REQUESTS_PER_CONNECTION = 2_000;
 
-async function run(spec: LoadSpec): Promise<LoadResult> {
+async function run(spec: LoadSpec) {
   const latencies: number[] = [];
   let clientIndex = 0;
+  /** Responses by status code. */
   const statuses: Record<string, number> = {};
   const list = spec.requests.map((r) => ({ method: 'GET' as const, path: r.path, headers: r.headers }));
   const started = performance.now();

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -34,13 +34,7 @@ export function freePort(): Promise<number> {
 }
 
 /** A child process; exited resolves with its exit code, stop() sends SIGTERM, then SIGKILL after a grace period. */
-export interface NodeProcess {
-  name: string;
-  pid: number;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  stop(): Promise<number | null>;
-}
+export type NodeProcess = ReturnType<typeof startNode>;
 
 /** Every child still running, so an interrupted benchmark leaves none behind. */
 const running = new Set<NodeProcess>();
@@ -61,7 +55,7 @@ export function startNode(
     /** `script` is a built JavaScript file under the repository, run by plain node (no TypeScript loader). */
     built?: boolean;
   },
-): NodeProcess {
+) {
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const out = options.pipeStdout ? 'pipe' : (logFd ?? 'ignore');
   const entry = options.built ? [join(REPO_DIR, script)] : [...TSX, join(BENCH_DIR, script)];
@@ -72,12 +66,12 @@ export function startNode(
   });
   if (logFd !== undefined) closeSync(logFd);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const proc: NodeProcess = {
+  const proc = {
     name,
     pid: child.pid!,
     child,
     exited,
-    async stop() {
+    async stop(): Promise<number | null> {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);

@@ -152,33 +152,22 @@ async function setBaselineKeys(origin: string, mode: 'none' | 'lookup'): Promise
 }
 
 /**
- * The deep cursors stay valid as long as the seeded data and the service's cursor key do, so a
- * walk is kept in the bench database and reused by later runs on the same data.
- */
-async function deepCursors(sql: Sql, origin: string, auth: Record<string, string>, options: ReadOptions) {
-  await sql`create table if not exists bench_cursors (deep_page int constraint bench_cursors_pkey primary key, cursors jsonb not null)`;
-  const [kept] = await sql<{ cursors: string[] }[]>`select cursors from bench_cursors where deep_page = ${options.deepPage}`;
-  if (kept) {
-    const probe = await fetch(`${origin}${BASE}/offers?limit=1&cursor=${encodeURIComponent(kept.cursors[0]!)}`, { headers: auth });
-    await probe.arrayBuffer();
-    if (probe.status === 200) return { cursors: kept.cursors, requests: 0, seconds: 0, depth: (options.deepPage - 1) * options.pageSize };
-  }
-  const walk = await collectDeepCursors(origin, auth, options.deepPage, options.pageSize);
-  await sql`
-    insert into bench_cursors (deep_page, cursors) values (${options.deepPage}, ${sql.json(walk.cursors)})
-    on conflict (deep_page) do update set cursors = excluded.cursors`;
-  return walk;
-}
-
-/**
  * Walks the list through the service's API, 100 offers per page, down to the start of page
  * `deepPage` of `pageSize` offers, keeping the cursors of the last hundred steps: the deep-page
  * scenario rotates over them (all within the last 100 pages before page N, the last one exactly
- * page N), so it is not one hot row range.
+ * page N), so it is not one hot row range. The cursors stay valid as long as the seeded data and
+ * the service's cursor key do, so a walk is kept in the bench database and reused by later runs.
  */
-async function collectDeepCursors(origin: string, auth: Record<string, string>, deepPage: number, pageSize: number) {
+async function deepCursors(sql: Sql, origin: string, auth: Record<string, string>, { deepPage, pageSize }: ReadOptions) {
   const [WALK_LIMIT, KEEP] = [100, 100];
   const depth = (deepPage - 1) * pageSize;
+  await sql`create table if not exists bench_cursors (deep_page int constraint bench_cursors_pkey primary key, cursors jsonb not null)`;
+  const [kept] = await sql<{ cursors: string[] }[]>`select cursors from bench_cursors where deep_page = ${deepPage}`;
+  if (kept) {
+    const probe = await fetch(`${origin}${BASE}/offers?limit=1&cursor=${encodeURIComponent(kept.cursors[0]!)}`, { headers: auth });
+    await probe.arrayBuffer();
+    if (probe.status === 200) return { cursors: kept.cursors, requests: 0, seconds: 0, depth };
+  }
   const started = performance.now();
   const cursors: string[] = [];
   let [cursor, done, requests] = [null as string | null, 0, 0];
@@ -193,6 +182,9 @@ async function collectDeepCursors(origin: string, auth: Record<string, string>, 
     cursors.push(cursor);
     if (cursors.length > KEEP) cursors.shift();
   }
+  await sql`
+    insert into bench_cursors (deep_page, cursors) values (${deepPage}, ${sql.json(cursors)})
+    on conflict (deep_page) do update set cursors = excluded.cursors`;
   return { cursors, requests, seconds: (performance.now() - started) / 1000, depth };
 }
 
