@@ -51,11 +51,13 @@ export function startNode(
     env?: Record<string, string>;
     nodeArgs?: string[];
     logFile?: string;
+    /** Keep stdout for output() instead of the log file. */
     pipeStdout?: boolean;
     /** `script` is a built JavaScript file under the repository, run by plain node (no TypeScript loader). */
     built?: boolean;
   },
 ) {
+  if (options.built) buildIfStale();
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const out = options.pipeStdout ? 'pipe' : (logFd ?? 'ignore');
   const entry = options.built ? [join(REPO_DIR, script)] : [...TSX, join(BENCH_DIR, script)];
@@ -65,14 +67,17 @@ export function startNode(
     stdio: ['ignore', out, logFd ?? 'inherit'],
   });
   if (logFd !== undefined) closeSync(logFd);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const proc = {
     name,
     pid: child.pid!,
-    child,
     exited,
+    ended: () => child.exitCode !== null || child.signalCode !== null,
+    output: () => output,
     async stop(): Promise<number | null> {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      if (proc.ended()) return child.exitCode;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
       const code = await exited;
@@ -87,11 +92,9 @@ export function startNode(
 
 /** Waits until GET <origin>/healthz answers 200 (both servers have it), or the process ends. */
 export async function waitForHealth(proc: NodeProcess, origin: string): Promise<void> {
-  let ended = false;
-  void proc.exited.then(() => (ended = true));
   // Refused while it is not listening yet.
   const healthy = () => fetch(`${origin}/healthz`).then((res) => res.arrayBuffer().then(() => res.ok), () => false);
-  await waitUntil(`${proc.name} did not become healthy at ${origin} (or it exited)`, healthy, () => ended);
+  await waitUntil(`${proc.name} did not become healthy at ${origin} (or it exited)`, healthy, proc.ended);
 }
 
 /**
@@ -138,23 +141,20 @@ export function cpuMs(pid: number): number | null {
 /** Runs a script to completion and returns the last line of its stdout parsed as JSON. */
 export async function runJson<T>(name: string, script: string, args: string[], env: Record<string, string> = {}, built = false): Promise<T> {
   const proc = startNode(name, script, { args, env, pipeStdout: true, built });
-  let out = '';
-  proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const code = await proc.exited;
-  const last = out.trim().split('\n').pop() ?? '';
+  const last = proc.output().trim().split('\n').pop() ?? '';
   if (code !== 0) throw new Error(`${name} exited with ${code}: ${last.slice(0, 500)}`);
   return JSON.parse(last) as T;
 }
 
 /** One `offerdesk` command as a user runs it (the built CLI, `--json`) against the bench database. */
 export function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
-  buildIfStale();
   return runJson<T>(`offerdesk ${args[0]}`, 'bin/offerdesk.js', [...args, '--json'], { DATABASE_URL: databaseUrl, OFFERDESK_DEMO_SEED: 'false' }, true);
 }
 
 let built = false;
 /** `npm start`'s build step: dist/ rebuilt when a source is newer, so the bench runs what ships. */
-export function buildIfStale(): void {
+function buildIfStale(): void {
   if (built) return;
   const result = spawnSync(process.execPath, [join(REPO_DIR, 'scripts', 'build-if-stale.mjs')], { cwd: REPO_DIR, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`building dist/ failed (exit ${result.status})`);

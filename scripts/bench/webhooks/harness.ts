@@ -41,13 +41,11 @@ export async function startWorkers(count: number, env: Record<string, string>, w
       nodeArgs: process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_WORKER_CPU_PROF] : [],
     }),
   );
-  const outputs = procs.map(() => ({ text: '' }));
-  procs.forEach((proc, i) => proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (outputs[i]!.text += chunk)));
-  await waitUntil('webhook workers did not start', async () => outputs.every((o) => o.text.includes('"ready":true')));
+  await waitUntil('webhook workers did not start', async () => procs.every((proc) => proc.output().includes('"ready":true')));
   return {
     async stop() {
       await Promise.all(procs.map((proc) => proc.stop()));
-      const counts = outputs.map((o) => o.text.split('\n').find((l) => l.includes('"statements"'))).map((line) => (line ? JSON.parse(line) : { statements: 0, transactions: 0 }));
+      const counts = procs.map((proc) => proc.output().split('\n').find((l) => l.includes('"statements"'))).map((line) => (line ? JSON.parse(line) : { statements: 0, transactions: 0 }));
       return counts.reduce((sum, c) => ({ statements: sum.statements + c.statements, transactions: sum.transactions + c.transactions }), { statements: 0, transactions: 0 });
     },
   };
