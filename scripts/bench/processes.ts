@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,12 @@ const TSX = ['--import', 'tsx'];
 const READY_TIMEOUT_MS = 60_000;
 const POLL_MS = 50;
 const STOP_TIMEOUT_MS = 15_000;
+
+/**
+ * What the bench's services and workers share: the bench database, a fresh master key (with
+ * DATABASE_URL the service generates none and refuses to start), and no Redis (in-memory limiter).
+ */
+export const benchEnv = (databaseUrl: string) => ({ DATABASE_URL: databaseUrl, OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'), REDIS_URL: '' });
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

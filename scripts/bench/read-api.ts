@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Sql } from '../../src/db/connect.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import type { BenchOptions } from './options.js';
-import { cli, cpuMs, freePort, peakRssMb, resetPeakRss, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
+import { benchEnv, cli, cpuMs, freePort, peakRssMb, resetPeakRss, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
 import { measureTracingCost } from './tracing-sink.js';
@@ -47,15 +47,8 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   // master key; the service refuses to start under another key (the start check of
   // src/sealing/key-check.ts). The read benchmark needs no endpoint: forget them.
   await clearEndpoints(sql);
-  const common = {
-    DATABASE_URL: db.url,
-    // With DATABASE_URL the service refuses to start without a master key (it generates none).
-    OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
-    OFFERDESK_DEMO_SEED: 'false',
-    // In-memory limiter, as a single API process runs by default.
-    REDIS_URL: '',
-    HOST: '127.0.0.1',
-  };
+  // The in-memory limiter, as a single API process runs by default.
+  const common = { ...benchEnv(db.url), OFFERDESK_DEMO_SEED: 'false', HOST: '127.0.0.1' };
   /** A server on a free port, healthy; its log under the work directory. */
   const start = async (name: string, script: string, env: Record<string, string>, more: { built?: boolean; args?: string[]; nodeArgs?: string[] } = {}): Promise<Side> => {
     const port = await freePort();

@@ -19,7 +19,6 @@ const TRACING_CPU_RATIO_TARGET = 1.1;
 const ROUNDS = 4;
 
 type Measured = { requests: number; seconds: number; serverCpuMsPerRequest: number | null };
-export type TracingCost = Awaited<ReturnType<typeof measureTracingCost>>;
 
 /**
  * Starts the sink and both services through `start` (the traced one given the OTEL_* environment

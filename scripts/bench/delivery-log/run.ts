@@ -24,7 +24,6 @@ const { values } = parseArgs({
   options: {
     deliveries: { type: 'string', default: '1000000' },
     requests: { type: 'string', default: '200' },
-    database: { type: 'string', default: 'offerdesk_bench_delivery_log' },
     reseed: { type: 'boolean', default: false },
   },
 });
@@ -40,7 +39,7 @@ if (!Number.isInteger(DELIVERIES) || DELIVERIES < 1000 || !Number.isInteger(REQU
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const config = loadConfig();
-const db = await openBenchDatabase(config, values.database!, { recreate: values.reseed!, log });
+const db = await openBenchDatabase(config, 'offerdesk_bench_delivery_log', { recreate: values.reseed!, log });
 
 /** Two endpoints sharing the log, a third with a small share, and another workspace's log. */
 async function ensureSeeded(sql: Sql) {

@@ -1,6 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sql } from '../../../src/db/connect.js';
-import { freePort, sleep, startNode, waitUntil, type NodeProcess } from '../processes.js';
+import { freePort, sleep, startNode, waitUntil } from '../processes.js';
 
 /** The webhook benchmark's moving parts: the receiver process, worker processes, waiting. */
 
@@ -10,16 +11,14 @@ export const POLL_MS = 200;
 export const LIFTED_STARTS_PER_MINUTE = 1_000_000_000;
 const PROGRESS_LOG_MS = 15_000;
 
-/** The receiver process and its control port; arrivals are [path + ' ' + webhook-id, path, wall-clock ms, count]. */
-export interface Receiver {
-  proc: NodeProcess;
-  reset(): Promise<void>;
-  summary(): Promise<{ requests: number; distinct: number; duplicates: number }>;
-  arrivals(): Promise<[string, string, number, number][]>;
-}
+type Receiver = Awaited<ReturnType<typeof startReceiver>>['receiver'];
 
-export async function startReceiver(workDir: string, certFile: string, keyFile: string): Promise<{ receiver: Receiver; port: number }> {
+/** The receiver process and its control port; arrivals are [path + ' ' + webhook-id, path, wall-clock ms, count]. */
+export async function startReceiver(workDir: string, certs: { certPem: string; keyPem: string }) {
   const [port, controlPort] = [await freePort(), await freePort()];
+  const [certFile, keyFile] = [join(workDir, 'receiver-cert.pem'), join(workDir, 'receiver-key.pem')];
+  writeFileSync(certFile, certs.certPem);
+  writeFileSync(keyFile, certs.keyPem, { mode: 0o600 });
   const proc = startNode('receiver', 'webhooks/receiver.ts', {
     env: { RECEIVER_CERT: certFile, RECEIVER_KEY: keyFile, RECEIVER_PORT: String(port), RECEIVER_CONTROL_PORT: String(controlPort) },
     logFile: join(workDir, 'receiver.log'),
@@ -27,7 +26,8 @@ export async function startReceiver(workDir: string, certFile: string, keyFile: 
   const control = `http://127.0.0.1:${controlPort}`;
   const get = async <T>(path: string, method = 'GET'): Promise<T> => (await (await fetch(`${control}${path}`, { method })).json()) as T;
   await waitUntil('the webhook receiver did not start', () => get('/summary').then(() => true, () => false));
-  return { port, receiver: { proc, reset: () => get('/reset', 'POST'), summary: () => get('/summary'), arrivals: () => get('/arrivals') } };
+  const summary = () => get<{ requests: number; distinct: number; duplicates: number }>('/summary');
+  return { port, receiver: { proc, summary, reset: () => get('/reset', 'POST'), arrivals: () => get<[string, string, number, number][]>('/arrivals') } };
 }
 
 /** `count` worker processes, ready; stop() ends them and sums the statements and transactions they counted. */

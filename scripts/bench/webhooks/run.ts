@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { systemClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
@@ -13,7 +10,7 @@ import { analyzeWebhookTables } from '../autoanalyze.js';
 import type { BenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { largest, percentile } from '../numbers.js';
-import { runJson, sleep } from '../processes.js';
+import { benchEnv, runJson, sleep } from '../processes.js';
 import { startReceiver, startWorkers, STALL_TIMEOUT_MS, POLL_MS, LIFTED_STARTS_PER_MINUTE, waitForFirstAttempts } from './harness.js';
 import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
 
@@ -73,18 +70,13 @@ async function startWebhookBench(db: BenchDatabase, options: WebhookOptions) {
   const { sql } = db;
   const setup = await ensureWebhookWorkspaces(sql, Math.max(options.workspaces, options.fairnessSmallWorkspaces + 1), options.log);
   const certs = await testCertificates();
-  const [certFile, keyFile] = [join(options.workDir, 'receiver-cert.pem'), join(options.workDir, 'receiver-key.pem')];
-  writeFileSync(certFile, certs.certPem);
-  writeFileSync(keyFile, certs.keyPem, { mode: 0o600 });
-  const { receiver, port } = await startReceiver(options.workDir, certFile, keyFile);
+  const { receiver, port } = await startReceiver(options.workDir, certs);
   const env = {
-    DATABASE_URL: db.url,
-    OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...benchEnv(db.url),
     OFFERDESK_WEBHOOK_DEV_RESOLVE: `hooks.test=127.0.0.1:${port}`,
     NODE_EXTRA_CA_CERTS: certs.caFile,
     WEBHOOK_STARTS_PER_MINUTE: String(LIFTED_STARTS_PER_MINUTE),
     WEBHOOK_WORKER_CONCURRENCY: String(options.concurrency),
-    REDIS_URL: '',
   };
   const config = loadConfig({ ...process.env, ...env });
   const management: ManagementDeps = { sql, clock: systemClock, config: config.webhooks, masterKey: loadMasterKeys(config, createLogger('warn')).current };
@@ -110,11 +102,6 @@ function spread(b: Bench, total: number): Events {
   return b.workspaces.map((ws, i) => ({ workspaceId: ws.id, count: Math.floor(total / n) + (i < total % n ? 1 : 0) }));
 }
 
-async function attempts(sql: Sql): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts`;
-  return row!.n || 1;
-}
-
 /** When each event was committed, by event id: the start of its deliveries' end-to-end time. */
 type Committed = Map<string, number>;
 const allAt = ({ committedAt, ids }: { committedAt: number; ids: string[] }): Committed => new Map(ids.map((id) => [id, committedAt]));
@@ -129,7 +116,8 @@ async function measure(b: Bench, label: string, workers: number, commit: () => P
   const committed = await commit();
   await waitForFirstAttempts(sql, receiver, b.log);
   const counts = await fleet.stop();
-  const attempted = await attempts(sql);
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts`;
+  const attempted = row!.n || 1;
   const arrivals = (await receiver.arrivals()).filter(([, path]) => !path.startsWith('/fail/'));
   const latencies = arrivals.map(([key, , at]) => at - committed.get(eventOf(key))!).sort((x, y) => x - y);
   const firstCommit = -largest([...committed.values()].map((at) => -at));

@@ -15,8 +15,7 @@ import { startWorker } from '../../../src/webhooks/engine/worker.js';
  */
 const config = loadConfig();
 if (!config.databaseUrl) throw new Error('worker-process needs DATABASE_URL');
-let statements = 0;
-let transactions = 0;
+let [statements, transactions] = [0, 0];
 const sql = connect(config.databaseUrl, {
   max: config.databasePoolSize,
   applicationName: 'offerdesk-bench-worker',
