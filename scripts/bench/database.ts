@@ -30,12 +30,9 @@ export async function openBenchDatabase(config: Config, name: string, options: {
   }
   const admin = connect(adminUrl, { max: 1, applicationName: 'offerdesk-bench-setup' });
   try {
+    if (options.recreate) await admin.unsafe(`drop database if exists ${name} with (force)`);
     const [exists] = await admin`select 1 as found from pg_database where datname = ${name}`;
-    if (exists && options.recreate) {
-      options.log(`dropping database ${name}`);
-      await admin.unsafe(`drop database ${name} with (force)`);
-    }
-    if (!exists || options.recreate) {
+    if (!exists) {
       await admin.unsafe(`create database ${name}`);
       options.log(`created database ${name}`);
     }
