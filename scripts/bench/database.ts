@@ -1,6 +1,6 @@
 import type { Config } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.js';
+import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { migrate } from '../../src/db/migrate.js';
 
 /**
@@ -22,12 +22,8 @@ export type DatabaseSetup = BenchDatabase['setup'];
 const ORCHESTRATOR_POOL = 4;
 
 export async function openBenchDatabase(config: Config, name: string, options: { recreate: boolean; log: (line: string) => void }) {
-  let embedded: EmbeddedPostgres | undefined;
-  let adminUrl = config.databaseUrl;
-  if (!adminUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, log: options.log });
-    adminUrl = embedded.url;
-  }
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, log: options.log });
+  const adminUrl = config.databaseUrl ?? embedded!.url;
   const admin = connect(adminUrl, { max: 1, applicationName: 'offerdesk-bench-setup' });
   try {
     if (options.recreate) await admin.unsafe(`drop database if exists ${name} with (force)`);
@@ -40,9 +36,7 @@ export async function openBenchDatabase(config: Config, name: string, options: {
     await admin.end();
   }
 
-  const parsed = new URL(adminUrl);
-  parsed.pathname = `/${name}`;
-  const url = parsed.toString();
+  const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
   const sql = connect(url, { max: ORCHESTRATOR_POOL, applicationName: 'offerdesk-bench' });
   await migrate(sql, options.log);
   const [settings] = await sql<{ version: string; sharedBuffers: string; synchronousCommit: string; autovacuum: string }[]>`

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { percentile } from './numbers.js';
@@ -52,10 +53,8 @@ async function run(spec: LoadSpec) {
     latencies.push(responseTime);
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
   });
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    instance.on('done', resolve);
-    instance.on('error', reject);
-  });
+  // once() rejects on an 'error' event.
+  const [result] = (await once(instance, 'done')) as [autocannon.Result];
   // autocannon's own run time (from its start to its end), not this process's: building the
   // prepared requests before the start must not count against the server.
   const seconds = result.duration > 0 ? result.duration : (performance.now() - started) / 1000;

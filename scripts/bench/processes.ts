@@ -9,8 +9,6 @@ import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const REPO_DIR = join(BENCH_DIR, '..', '..');
-/** Every child runs TypeScript from source through the same loader. */
-const TSX = ['--import', 'tsx'];
 const READY_TIMEOUT_MS = 60_000;
 const POLL_MS = 50;
 const STOP_TIMEOUT_MS = 15_000;
@@ -67,7 +65,8 @@ export function startNode(
   if (options.built) buildIfStale();
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const out = options.pipeStdout ? 'pipe' : (logFd ?? 'ignore');
-  const entry = options.built ? [join(REPO_DIR, script)] : [...TSX, join(BENCH_DIR, script)];
+  // Bench scripts run from source through the same TypeScript loader.
+  const entry = options.built ? [join(REPO_DIR, script)] : ['--import', 'tsx', join(BENCH_DIR, script)];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])], {
     cwd: REPO_DIR,
     env: { ...process.env, ...options.env },
@@ -87,9 +86,7 @@ export function startNode(
       if (proc.ended()) return child.exitCode;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
+      return exited.finally(() => clearTimeout(timer));
     },
   };
   running.add(proc);

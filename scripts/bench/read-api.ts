@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sql } from '../../src/db/connect.js';
 import type { LoadResult, LoadSpec } from './load.js';
@@ -63,10 +63,8 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   const startService = (name: string, env: Record<string, string>, nodeArgs: string[] = []) =>
     start(name, 'bin/offerdesk.js', { RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...env }, { built: true, args: ['serve', '--no-worker'], nodeArgs });
   const profile = options.profileDir;
-  if (profile) {
-    rmSync(profile, { recursive: true, force: true });
-    mkdirSync(profile, { recursive: true });
-  }
+  // Only this run's profiles (node makes the directory again).
+  if (profile) rmSync(profile, { recursive: true, force: true });
   const [service, baseline] = await Promise.all([
     startService('service', {}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
     start('baseline', 'baseline-server.ts', { BENCH_WORKSPACE_ID: seeded.workspaceId }),
