@@ -23,7 +23,7 @@ const ORCHESTRATOR_POOL = 4;
 
 export async function openBenchDatabase(config: Config, name: string, options: { recreate: boolean; log: (line: string) => void }) {
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, log: options.log });
-  const adminUrl = config.databaseUrl ?? embedded!.url;
+  const adminUrl = config.databaseUrl || embedded!.url;
   const admin = connect(adminUrl, { max: 1, applicationName: 'offerdesk-bench-setup' });
   try {
     if (options.recreate) await admin.unsafe(`drop database if exists ${name} with (force)`);

@@ -39,8 +39,7 @@ function table(header: string[], rows: string[][]): string {
 
 function readTargets(read: ReadResults, options: BenchOptions): string[] {
   const worstRatio = Math.min(...read.scenarios.map((s) => s.ratio));
-  const cpu = read.scenarios.filter((s) => s.name !== 'offers-expired').map((s) => (s.service.serverCpuMsPerRequest ?? Infinity) / (s.baseline.serverCpuMsPerRequest ?? 0));
-  const worstCpu = Math.max(...cpu);
+  const worstCpu = Math.max(...read.scenarios.filter((s) => s.name !== 'offers-expired').map((s) => (s.service.serverCpuMsPerRequest ?? Infinity) / (s.baseline.serverCpuMsPerRequest ?? 0)));
   const p50 = (name: string) => read.scenarios.find((s) => s.name === name)?.service.p50Ms ?? NaN;
   const expired = p50('offers-expired') / p50('offers-page-1');
   const deep = Math.max(read.deepPageLatencyRatio, read.deepPageTimeRatio);
