@@ -62,14 +62,10 @@ export async function startWorkers(count: number, env: Record<string, string>, w
  */
 export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (line: string) => void, workspaceIds?: string[]): Promise<void> {
   const countOpen = async () => {
-    const [row] = workspaceIds
-      ? await sql<{ open: number }[]>`
-          select (select count(*) from webhook_outbox where workspace_id = any (${workspaceIds}::uuid[]))
-               + (select count(*) from webhook_deliveries
-                   where workspace_id = any (${workspaceIds}::uuid[]) and status in ('pending', 'sending') and attempt_count = 0) as open`
-      : await sql<{ open: number }[]>`
-          select (select count(*) from webhook_outbox)
-               + (select count(*) from webhook_deliveries where status in ('pending', 'sending') and attempt_count = 0) as open`;
+    const scope = workspaceIds ? sql`workspace_id = any (${workspaceIds}::uuid[])` : sql`true`;
+    const [row] = await sql<{ open: number }[]>`
+      select (select count(*) from webhook_outbox where ${scope})
+           + (select count(*) from webhook_deliveries where ${scope} and status in ('pending', 'sending') and attempt_count = 0) as open`;
     return Number(row!.open);
   };
   let last = { distinct: -1, requests: -1, open: -1 };
