@@ -23,10 +23,9 @@ export async function ensureSeeded(sql: Sql, url: string, params: SeedParams, lo
       id int constraint bench_seed_pkey primary key default 1 constraint bench_seed_single check (id = 1),
       record jsonb not null
     )`;
-  const [existing] = await sql<{ record: SeedRecord }[]>`select record from bench_seed where id = 1`;
-  if (existing) {
+  const [kept] = await sql<SeedRecord[]>`select record->'params' as params, record->'data' as data from bench_seed where id = 1`;
+  if (kept) {
     // jsonb does not keep key order: compare field by field.
-    const kept = existing.record;
     if ((Object.keys(params) as (keyof SeedParams)[]).every((key) => kept.params[key] === params[key])) {
       log(`reusing seeded data of ${kept.data.seededAt} (${kept.data.offers} offers, ${kept.data.events} timeline entries)`);
       return { ...kept.data, seedSeconds: null };

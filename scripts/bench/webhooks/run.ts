@@ -67,8 +67,7 @@ export async function runWebhookBenchmark(db: BenchDatabase, options: WebhookOpt
 }
 
 async function startWebhookBench(db: BenchDatabase, options: WebhookOptions) {
-  const { sql } = db;
-  const setup = await ensureWebhookWorkspaces(sql, Math.max(options.workspaces, options.fairnessSmallWorkspaces + 1), options.log);
+  const setup = await ensureWebhookWorkspaces(db.sql, Math.max(options.workspaces, options.fairnessSmallWorkspaces + 1), options.log);
   const certs = await testCertificates();
   const { receiver, port } = await startReceiver(options.workDir, certs);
   const env = {
@@ -79,8 +78,8 @@ async function startWebhookBench(db: BenchDatabase, options: WebhookOptions) {
     WEBHOOK_WORKER_CONCURRENCY: String(options.concurrency),
   };
   const config = loadConfig({ ...process.env, ...env });
-  const management: ManagementDeps = { sql, clock: systemClock, config: config.webhooks, masterKey: loadMasterKeys(config, createLogger('warn')).current };
-  return { sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log: options.log };
+  const management: ManagementDeps = { sql: db.sql, clock: systemClock, config: config.webhooks, masterKey: loadMasterKeys(config, createLogger('warn')).current };
+  return { sql: db.sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log: options.log };
 }
 
 /** An endpoint of the workspace at the receiver's `path`, subscribed to every offer event. */
