@@ -100,10 +100,8 @@ const server = createServer((req, res) => {
     else res.destroy();
   });
 });
-// Same keep-alive behaviour as the service (Node's defaults under Express).
-server.listen(config.port, config.host, () => {
-  process.stdout.write(`${JSON.stringify({ ready: true, port: config.port })}\n`);
-});
+// Same keep-alive behaviour as the service (Node's defaults under Express). The bench waits for /healthz.
+server.listen(config.port, config.host);
 
 process.on('SIGTERM', () => {
   server.close();

@@ -38,7 +38,6 @@ const BASE = '/api/v1';
 const LIFTED_LIMIT = '1000000000';
 
 export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: SeededData, options: ReadOptions) {
-  const { log } = options;
   const { key } = await cli<{ key: string }>(db.url, ['key', 'create', '--workspace', seeded.workspaceId, '--name', `bench ${new Date().toISOString()}`, '--as', seeded.accountId]);
   const auth = { authorization: `Bearer ${key}` };
 
@@ -73,7 +72,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
     const ids = await sql<{ id: string }[]>`
       select id from offers where workspace_id = ${seeded.workspaceId}::uuid order by random() limit ${options.rotatingIds}`;
     const walk = await deepCursors(sql, service.origin, auth, options);
-    log(
+    options.log(
       walk.requests === 0
         ? `reusing ${walk.cursors.length} cursors around page ${options.deepPage} collected by an earlier run`
         : `collected ${walk.cursors.length} cursors around page ${options.deepPage} by walking the API (${walk.requests} requests, ${walk.seconds.toFixed(1)} s)`,
@@ -93,13 +92,13 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
       const statusesAsExpected = [s, b].every((r) => r.errors === 0 && Object.keys(r.statuses).every((code) => Number(code) === (scenario.unauthorized ? 401 : 200)));
       results.push({ name: scenario.name, description: scenario.description, service: s, baseline: b, ratio: s.requestsPerSecond / b.requestsPerSecond, statusesAsExpected });
       const side = (r: SideResult) => `${r.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${r.p50Ms.toFixed(2)} p99 ${r.p99Ms.toFixed(2)} ms`;
-      log(
+      options.log(
         `${scenario.name.padEnd(18)} service ${side(s)} | baseline ${side(b)} | ratio ${results.at(-1)!.ratio.toFixed(2)} | cpu/req ${s.serverCpuMsPerRequest?.toFixed(3)} vs ${b.serverCpuMsPerRequest?.toFixed(3)} ms` +
           (statusesAsExpected ? '' : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}, errors ${s.errors} / ${b.errors}, timeouts ${s.timeouts} / ${b.timeouts}`),
       );
     }
     const mix = scenarios.find((s) => s.name === 'mix')!;
-    const tracing = await measureTracingCost({ scenario: mix.name, start: startService, measure: (side) => measureSide(side, mix, options), log });
+    const tracing = await measureTracingCost({ scenario: mix.name, start: startService, measure: (side) => measureSide(side, mix, options), log: options.log });
     const first = results.find((r) => r.name === 'offers-page-1')!;
     const deep = results.find((r) => r.name === 'offers-page-deep')!;
     const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);

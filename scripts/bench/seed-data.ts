@@ -62,8 +62,7 @@ export async function ensureSeeded(sql: Sql, url: string, params: SeedParams, lo
   const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
   log(`vacuum analyze: ${vacuumSeconds.toFixed(1)} s`);
 
-  const seededAt = new Date().toISOString();
-  const data = { accountId: account.id, workspaceId: main.id, otherWorkspaceIds: others, offers, events, originalSeedSeconds: seedSeconds, vacuumSeconds, seededAt };
+  const data = { accountId: account.id, workspaceId: main.id, otherWorkspaceIds: others, offers, events, originalSeedSeconds: seedSeconds, vacuumSeconds, seededAt: new Date().toISOString() };
   await sql`insert into bench_seed (id, record) values (1, ${sql.json({ params, data } as never)})`;
   return { ...data, seedSeconds };
 }

@@ -66,9 +66,6 @@ const control = createHttpServer((req, res) => {
   res.writeHead(404).end();
 });
 
-hooks.listen(Number(process.env.RECEIVER_PORT), '127.0.0.1', () => {
-  control.listen(Number(process.env.RECEIVER_CONTROL_PORT), '127.0.0.1', () => {
-    process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
-  });
-});
+// The control port listens once the hooks port does: the bench waits for the control port.
+hooks.listen(Number(process.env.RECEIVER_PORT), '127.0.0.1', () => control.listen(Number(process.env.RECEIVER_CONTROL_PORT), '127.0.0.1'));
 process.on('SIGTERM', () => process.exit(0));
