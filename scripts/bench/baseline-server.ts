@@ -41,6 +41,7 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
 }
 
 const notFound = (res: ServerResponse) => send(res, 404, { error: { code: 'not_found', message: 'Resource not found.' } });
+const cursorOf = (query: URLSearchParams) => (query.has('cursor') ? cursors.decode(query.get('cursor')!) : null);
 
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';
@@ -70,8 +71,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (route === 'offers') {
     const status = (query.get('status') as OfferStatus | null) ?? null;
     const limit = Number(query.get('limit') ?? 25);
-    const token = query.get('cursor');
-    const cursor = token === null ? null : cursors.decode(token);
+    const cursor = cursorOf(query);
     const after = cursor?.list === 'offers' ? { createdAt: cursor.createdAt, id: cursor.id } : null;
     const page = (await readOfferPage(sql, scope, { status, after, limit, now }))!.value;
     const next = page.next && cursors.encode({ list: 'offers', workspaceId: workspaceId!, status, ...page.next });
@@ -85,8 +85,7 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return offer ? send(res, 200, { data: offer }) : notFound(res);
   }
   const limit = Number(query.get('limit') ?? 50);
-  const token = query.get('cursor');
-  const cursor = token === null ? null : cursors.decode(token);
+  const cursor = cursorOf(query);
   const afterSequence = cursor?.list === 'events' ? cursor.sequence : 0;
   const page = (await readOfferEventPage(sql, scope, { offerId, afterSequence, limit, now }))!.value;
   if (page.events === null) return notFound(res);
@@ -101,10 +100,8 @@ const server = createServer((req, res) => {
     else res.destroy();
   });
 });
-// Same keep-alive behaviour as the service (Node's defaults under Express).
-server.listen(config.port, config.host, () => {
-  process.stdout.write(`${JSON.stringify({ ready: true, port: config.port })}\n`);
-});
+// Same keep-alive behaviour as the service (Node's defaults under Express). The bench waits for /healthz.
+server.listen(config.port, config.host);
 
 process.on('SIGTERM', () => {
   server.close();

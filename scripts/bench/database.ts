@@ -1,6 +1,6 @@
 import type { Config } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.js';
+import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { migrate } from '../../src/db/migrate.js';
 
 /**
@@ -22,20 +22,13 @@ export type DatabaseSetup = BenchDatabase['setup'];
 const ORCHESTRATOR_POOL = 4;
 
 export async function openBenchDatabase(config: Config, name: string, options: { recreate: boolean; log: (line: string) => void }) {
-  let embedded: EmbeddedPostgres | undefined;
-  let adminUrl = config.databaseUrl;
-  if (!adminUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, log: options.log });
-    adminUrl = embedded.url;
-  }
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, log: options.log });
+  const adminUrl = config.databaseUrl || embedded!.url;
   const admin = connect(adminUrl, { max: 1, applicationName: 'offerdesk-bench-setup' });
   try {
+    if (options.recreate) await admin.unsafe(`drop database if exists ${name} with (force)`);
     const [exists] = await admin`select 1 as found from pg_database where datname = ${name}`;
-    if (exists && options.recreate) {
-      options.log(`dropping database ${name}`);
-      await admin.unsafe(`drop database ${name} with (force)`);
-    }
-    if (!exists || options.recreate) {
+    if (!exists) {
       await admin.unsafe(`create database ${name}`);
       options.log(`created database ${name}`);
     }
@@ -43,21 +36,22 @@ export async function openBenchDatabase(config: Config, name: string, options: {
     await admin.end();
   }
 
-  const parsed = new URL(adminUrl);
-  parsed.pathname = `/${name}`;
-  const url = parsed.toString();
+  const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
   const sql = connect(url, { max: ORCHESTRATOR_POOL, applicationName: 'offerdesk-bench' });
   await migrate(sql, options.log);
   const [settings] = await sql<{ version: string; sharedBuffers: string; synchronousCommit: string; autovacuum: string }[]>`
     select current_setting('server_version') as version, current_setting('shared_buffers') as "sharedBuffers",
            current_setting('synchronous_commit') as "synchronousCommit", current_setting('autovacuum') as autovacuum`;
   const setup = { embedded: embedded !== undefined, ...settings! };
-  const { version, sharedBuffers, synchronousCommit, autovacuum } = setup;
-  options.log(`PostgreSQL ${version}, ${setup.embedded ? 'embedded' : 'service (DATABASE_URL)'}, shared_buffers ${sharedBuffers}, synchronous_commit ${synchronousCommit}, autovacuum ${autovacuum}`);
+  options.log(describeDatabase(setup));
   const close = async () => {
     await sql.end({ timeout: 5 });
     await embedded?.stop();
   };
   // url: handed to the service, baseline and worker processes.
   return { url, sql, name, setup, close };
+}
+
+export function describeDatabase(d: DatabaseSetup): string {
+  return `PostgreSQL ${d.version} (${d.embedded ? 'embedded' : 'service'}), shared_buffers ${d.sharedBuffers}, synchronous_commit ${d.synchronousCommit}, autovacuum ${d.autovacuum}`;
 }

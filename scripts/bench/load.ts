@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { percentile } from './numbers.js';
 
 /**
  * The load generator, run as its own process (`node --import tsx load.ts <spec.json>`) so that it
@@ -17,31 +19,18 @@ export interface LoadSpec {
   requests: { path: string; headers: Record<string, string> }[];
 }
 
-export interface LoadResult {
-  requests: number;
-  seconds: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  /** Responses by status code. */
-  statuses: Record<string, number>;
-  errors: number;
-  timeouts: number;
-}
+export type LoadResult = Awaited<ReturnType<typeof run>>;
 
 const REQUEST_TIMEOUT_S = 10;
 /** Prepared requests per connection; a longer list is split into windows across connections. */
 const MAX_REQUESTS_PER_CONNECTION = 2_000;
 
-const percentile = (sorted: Float64Array, p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!);
-
-async function run(spec: LoadSpec): Promise<LoadResult> {
-  let latencies = new Float64Array(1 << 16);
-  let [count, clientIndex] = [0, 0];
+async function run(spec: LoadSpec) {
+  const latencies: number[] = [];
+  let clientIndex = 0;
+  /** Responses by status code. */
   const statuses: Record<string, number> = {};
-  const list = spec.requests.map((r) => ({ method: 'GET' as const, path: r.path, headers: r.headers }));
-  const started = performance.now();
+  const list = spec.requests;
   const instance = autocannon({
     url: spec.origin,
     connections: spec.connections,
@@ -60,25 +49,19 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     },
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-    if (count === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
-    }
-    latencies[count++] = responseTime;
+    latencies.push(responseTime);
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
   });
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    instance.on('done', resolve);
-    instance.on('error', reject);
-  });
+  // once() rejects on an 'error' event.
+  const [result] = (await once(instance, 'done')) as [autocannon.Result];
   // autocannon's own run time (from its start to its end), not this process's: building the
   // prepared requests before the start must not count against the server.
-  const seconds = result.duration > 0 ? result.duration : (performance.now() - started) / 1000;
-  const sorted = latencies.subarray(0, count).sort();
+  const seconds = result.duration;
+  const sorted = latencies.sort((a, b) => a - b);
+  const count = sorted.length;
   return {
     requests: count,
-    seconds: Math.round(seconds * 1000) / 1000,
+    seconds,
     requestsPerSecond: count / seconds,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),

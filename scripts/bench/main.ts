@@ -6,10 +6,10 @@ import { startAutoanalyzeStandIn } from './autoanalyze.js';
 import { openBenchDatabase } from './database.js';
 import { parseOptions } from './options.js';
 import { REPO_DIR, stopAllChildren } from './processes.js';
-import { runReadBenchmark, type ReadResults } from './read-api.js';
+import { runReadBenchmark } from './read-api.js';
 import { compareWithPrevious, printReport, sanityProblems, type BenchResults } from './report.js';
 import { ensureSeeded } from './seed-data.js';
-import { runWebhookBenchmark, type WebhookResults } from './webhooks/run.js';
+import { runWebhookBenchmark } from './webhooks/run.js';
 
 /**
  * `npm run bench`: seeds (or reuses) a 1,000,000-offer workspace in the bench's own
@@ -41,32 +41,24 @@ try {
   log(`seeding: ${options.seed.offers.toLocaleString('en')} offers in one workspace + ${options.seed.otherWorkspaces} others (database ${db.name})`);
   const seeded = await ensureSeeded(db.sql, db.url, options.seed, log);
 
-  const timed = async <T>(run: () => Promise<T>) => {
+  /** A part of the run, timed, or nulls when --only leaves it out. */
+  const part = async <T>(name: 'read' | 'webhooks', title: string, run: () => Promise<T>) => {
+    if (options.only !== 'all' && options.only !== name) return { value: null, seconds: null };
+    log(`\n${title}`);
     const started = performance.now();
     return { value: await run(), seconds: (performance.now() - started) / 1000 };
   };
-  let read: ReadResults | null = null;
-  let readSeconds: number | null = null;
-  if (options.only !== 'webhooks') {
-    log('\nread API: service vs baseline');
-    const profileDir = options.profile ? join(REPO_DIR, 'bench', 'profiles') : null;
-    ({ value: read, seconds: readSeconds } = await timed(() => runReadBenchmark(db.sql, db, seeded, { ...options.read, profileDir, workDir, log })));
-  }
-
-  let webhooks: WebhookResults | null = null;
+  const profileDir = options.profile ? join(REPO_DIR, 'bench', 'profiles') : null;
+  const read = await part('read', 'read API: service vs baseline', () => runReadBenchmark(db.sql, db, seeded, { ...options.read, profileDir, workDir, log }));
   let webhookError: string | null = null;
-  let webhookSeconds: number | null = null;
-  if (options.only !== 'read') {
-    log('\nwebhook delivery: worker vs baseline sender');
-    // A failure is reported below; the read results of this run are still worth keeping.
-    const run = () =>
-      runWebhookBenchmark(db, { ...options.webhooks, workDir, log }).catch((error: Error) => {
-        log(`webhook benchmark failed: ${error.stack ?? String(error)}`);
-        webhookError = error.message;
-        return null;
-      });
-    ({ value: webhooks, seconds: webhookSeconds } = await timed(run));
-  }
+  // A failure is reported below; the read results of this run are still worth keeping.
+  const webhooks = await part('webhooks', 'webhook delivery: worker vs baseline sender', () =>
+    runWebhookBenchmark(db, { ...options.webhooks, workDir, log }).catch((error: Error) => {
+      log(`webhook benchmark failed: ${error.stack ?? String(error)}`);
+      webhookError = error.message;
+      return null;
+    }),
+  );
 
   results = {
     kind: options.smoke ? 'smoke' : 'full',
@@ -74,10 +66,10 @@ try {
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
     database: { name: db.name, ...db.setup },
     seed: { ...options.seed, ...seeded },
-    read,
-    webhooks,
+    read: read.value,
+    webhooks: webhooks.value,
     webhookError,
-    durations: { seedSeconds: seeded.seedSeconds, readSeconds, webhookSeconds, totalSeconds: (performance.now() - runStarted) / 1000 },
+    durations: { seedSeconds: seeded.seedSeconds, readSeconds: read.seconds, webhookSeconds: webhooks.seconds, totalSeconds: (performance.now() - runStarted) / 1000 },
   };
   mkdirSync(join(REPO_DIR, 'bench'), { recursive: true });
   const resultsPath = join(REPO_DIR, options.resultsFile);
@@ -88,8 +80,7 @@ try {
   log(`\nwrote ${options.resultsFile}`);
 } finally {
   await stopAllChildren();
-  await stopAutoanalyze();
-  await db.close();
+  await closeDatabase();
   rmSync(workDir, { recursive: true, force: true });
 }
 // Sanity, not speed: every scenario ran and answered as expected (the smoke run's CI check).

@@ -1,4 +1,6 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -8,32 +10,35 @@ import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const REPO_DIR = join(BENCH_DIR, '..', '..');
-/** Every child runs TypeScript from source through the same loader. */
-const TSX = ['--import', 'tsx'];
 const READY_TIMEOUT_MS = 60_000;
 const POLL_MS = 50;
 const STOP_TIMEOUT_MS = 15_000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * What the bench's services and workers share: the bench database, a fresh master key (with
+ * DATABASE_URL the service generates none and refuses to start), and no Redis (in-memory limiter).
+ */
+export const benchEnv = (databaseUrl: string) => ({ DATABASE_URL: databaseUrl, OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'), REDIS_URL: '' });
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `ready` until it holds; throws `${what}` once `timeoutMs` pass or `gaveUp` says so. */
+export async function waitUntil(what: string, ready: () => Promise<boolean>, gaveUp = () => false, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await ready()); await sleep(POLL_MS)) {
+    if (Date.now() > deadline || gaveUp()) throw new Error(what);
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** A child process; exited resolves with its exit code, stop() sends SIGTERM, then SIGKILL after a grace period. */
-export interface NodeProcess {
-  name: string;
-  pid: number;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  stop(): Promise<number | null>;
-}
+export type NodeProcess = ReturnType<typeof startNode>;
 
 /** Every child still running, so an interrupted benchmark leaves none behind. */
 const running = new Set<NodeProcess>();
@@ -50,33 +55,37 @@ export function startNode(
     env?: Record<string, string>;
     nodeArgs?: string[];
     logFile?: string;
-    stdout?: 'pipe' | 'log';
+    /** Keep stdout for output() instead of the log file. */
+    pipeStdout?: boolean;
     /** `script` is a built JavaScript file under the repository, run by plain node (no TypeScript loader). */
     built?: boolean;
   },
-): NodeProcess {
+) {
+  if (options.built) buildIfStale();
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
-  const out = options.stdout === 'pipe' ? 'pipe' : (logFd ?? 'ignore');
-  const entry = options.built ? [join(REPO_DIR, script)] : [...TSX, join(BENCH_DIR, script)];
+  const out = options.pipeStdout ? 'pipe' : (logFd ?? 'ignore');
+  // Bench scripts run from source through the same TypeScript loader.
+  const entry = options.built ? [join(REPO_DIR, script)] : ['--import', 'tsx', join(BENCH_DIR, script)];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])], {
     cwd: REPO_DIR,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', out, logFd ?? 'inherit'],
   });
   if (logFd !== undefined) closeSync(logFd);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const proc: NodeProcess = {
+  const proc = {
     name,
     pid: child.pid!,
-    child,
     exited,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    ended: () => child.exitCode !== null || child.signalCode !== null,
+    output: () => output,
+    async stop(): Promise<number | null> {
+      if (proc.ended()) return child.exitCode;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
+      return exited.finally(() => clearTimeout(timer));
     },
   };
   running.add(proc);
@@ -86,34 +95,27 @@ export function startNode(
 
 /** Waits until GET <origin>/healthz answers 200 (both servers have it), or the process ends. */
 export async function waitForHealth(proc: NodeProcess, origin: string): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  let ended = false;
-  void proc.exited.then(() => (ended = true));
-  while (Date.now() < deadline && !ended) {
-    // Refused while it is not listening yet.
-    if (await fetch(`${origin}/healthz`).then((res) => res.arrayBuffer().then(() => res.ok), () => false)) return;
-    await sleep(POLL_MS);
-  }
-  throw new Error(`${proc.name} did not become healthy at ${origin}${ended ? ' (it exited)' : ''}`);
+  // Refused while it is not listening yet.
+  const healthy = () => fetch(`${origin}/healthz`).then((res) => res.arrayBuffer().then(() => res.ok), () => false);
+  await waitUntil(`${proc.name} did not become healthy at ${origin} (or it exited)`, healthy, proc.ended);
 }
 
 /**
  * Peak resident memory of a process in MB. The kernel keeps the high-water mark (VmHWM), and
  * writing 5 to clear_refs resets it, so each scenario gets its own peak.
  */
-export const memory = {
-  resetPeak(pid: number): void {
-    try {
-      writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    } catch {
-      // Not resettable here: the peak is then the process's since its start.
-    }
-  },
-  peakMb(pid: number): number | null {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readProc(pid, 'status') ?? '');
-    return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
-  },
-};
+export function resetPeakRss(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // Not resettable here: the peak is then the process's since its start.
+  }
+}
+
+export function peakRssMb(pid: number): number | null {
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(readProc(pid, 'status') ?? '');
+  return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
+}
 
 /** A /proc file of the process, or null once it has ended. */
 function readProc(pid: number, file: string): string | null {
@@ -141,24 +143,21 @@ export function cpuMs(pid: number): number | null {
 
 /** Runs a script to completion and returns the last line of its stdout parsed as JSON. */
 export async function runJson<T>(name: string, script: string, args: string[], env: Record<string, string> = {}, built = false): Promise<T> {
-  const proc = startNode(name, script, { args, env, stdout: 'pipe', built });
-  let out = '';
-  proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const proc = startNode(name, script, { args, env, pipeStdout: true, built });
   const code = await proc.exited;
-  const last = out.trim().split('\n').pop() ?? '';
+  const last = proc.output().trim().split('\n').pop() ?? '';
   if (code !== 0) throw new Error(`${name} exited with ${code}: ${last.slice(0, 500)}`);
   return JSON.parse(last) as T;
 }
 
 /** One `offerdesk` command as a user runs it (the built CLI, `--json`) against the bench database. */
 export function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
-  buildIfStale();
   return runJson<T>(`offerdesk ${args[0]}`, 'bin/offerdesk.js', [...args, '--json'], { DATABASE_URL: databaseUrl, OFFERDESK_DEMO_SEED: 'false' }, true);
 }
 
 let built = false;
 /** `npm start`'s build step: dist/ rebuilt when a source is newer, so the bench runs what ships. */
-export function buildIfStale(): void {
+function buildIfStale(): void {
   if (built) return;
   const result = spawnSync(process.execPath, [join(REPO_DIR, 'scripts', 'build-if-stale.mjs')], { cwd: REPO_DIR, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`building dist/ failed (exit ${result.status})`);

@@ -1,4 +1,4 @@
-import type { DatabaseSetup } from './database.js';
+import { describeDatabase, type DatabaseSetup } from './database.js';
 import type { BenchOptions } from './options.js';
 import type { ReadResults } from './read-api.js';
 import type { RunStats, WebhookResults } from './webhooks/run.js';
@@ -31,6 +31,19 @@ export const TARGETS = {
 const f = (value: number | null | undefined, digits = 0) => (value === null || value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(digits));
 const target = (text: string, ok: boolean) => `  ${text}  ${ok ? 'ok' : 'MISSED'}`;
 
+/** A scenario's service CPU per request over the baseline's. */
+const cpuRatio = (s: ReadResults['scenarios'][number]) => (s.service.serverCpuMsPerRequest ?? NaN) / (s.baseline.serverCpuMsPerRequest ?? NaN);
+
+/** The measured webhook runs, by their label in the table. */
+const webhookRuns = (w: WebhookResults): [string, RunStats][] => [
+  ['throughput, 1 worker', w.throughput],
+  ['latency (paced)', w.latency],
+  ['reference, 1 worker', w.failingEndpoints.reference],
+  ['with failing endpoints', w.failingEndpoints.withFailing],
+  ['reference again', w.failingEndpoints.referenceAfter],
+  ['scale-out, 2 workers', w.scaleOut.two],
+];
+
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
@@ -39,8 +52,7 @@ function table(header: string[], rows: string[][]): string {
 
 function readTargets(read: ReadResults, options: BenchOptions): string[] {
   const worstRatio = Math.min(...read.scenarios.map((s) => s.ratio));
-  const cpu = read.scenarios.filter((s) => s.name !== 'offers-expired').map((s) => (s.service.serverCpuMsPerRequest ?? Infinity) / (s.baseline.serverCpuMsPerRequest ?? 0));
-  const worstCpu = Math.max(...cpu);
+  const worstCpu = Math.max(...read.scenarios.filter((s) => s.name !== 'offers-expired').map(cpuRatio));
   const p50 = (name: string) => read.scenarios.find((s) => s.name === name)?.service.p50Ms ?? NaN;
   const expired = p50('offers-expired') / p50('offers-page-1');
   const deep = Math.max(read.deepPageLatencyRatio, read.deepPageTimeRatio);
@@ -98,19 +110,8 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
   }
   if (w) {
     log(`\nWebhook delivery (${options.webhooks.concurrency} concurrent attempts per worker, start limit lifted)`);
-    const runs: [string, RunStats | undefined][] = [
-      ['throughput, 1 worker', w.throughput],
-      ['latency (paced)', w.latency],
-      ['reference, 1 worker', w.failingEndpoints.reference],
-      ['with failing endpoints', w.failingEndpoints.withFailing],
-      ['reference again', w.failingEndpoints.referenceAfter],
-      ['scale-out, 2 workers', w.scaleOut.two],
-    ];
     const header = ['run', 'events', 'deliveries', 'per s', 'e2e p50 ms', 'e2e p99 ms', 'duplicates', 'stmts/delivery', 'tx/delivery'];
-    const rows = runs.flatMap(([name, r]) =>
-      r ? [[name, String(r.events), String(r.deliveries), f(r.perSecond), f(r.e2eP50Ms), f(r.e2eP99Ms), String(r.duplicates), f(r.statementsPerDelivery, 1), f(r.transactionsPerDelivery, 2)]] : [],
-    );
-    log(table(header, rows));
+    log(table(header, webhookRuns(w).map(([name, r]) => [name, String(r.events), String(r.deliveries), f(r.perSecond), f(r.e2eP50Ms), f(r.e2eP99Ms), String(r.duplicates), f(r.statementsPerDelivery, 1), f(r.transactionsPerDelivery, 2)])));
     log(`baseline sender (no database): ${f(w.baseline.perSecond)} deliveries/s over ${w.baseline.sent}`);
     log(`\nthroughput against backlog (1 worker, first ${w.backlog[0]?.measured ?? '-'} first attempts from the first arrival)`);
     log(table(['open deliveries', 'per s', 'duplicates'], w.backlog.map((r) => [String(r.openDeliveries), f(r.perSecond), String(r.duplicates)])));
@@ -126,10 +127,6 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
   log(`\ndurations: seed ${seed.seedSeconds === null ? 'reused' : `${f(seed.seedSeconds)} s`}, read ${f(readSeconds)} s, webhooks ${f(webhookSeconds)} s, total ${f(totalSeconds)} s`);
 }
 
-function describeDatabase(d: BenchResults['database']): string {
-  return `PostgreSQL ${d.version} (${d.embedded ? 'embedded' : 'service'}), shared_buffers ${d.sharedBuffers}, synchronous_commit ${d.synchronousCommit}, autovacuum ${d.autovacuum}`;
-}
-
 /**
  * The run beside the results file it replaced, ratio by ratio, only when both ran on the same setup
  * (PostgreSQL and its settings, CPUs, Node, kind): numbers from another setup are not comparable.
@@ -143,10 +140,9 @@ export function compareWithPrevious(results: BenchResults, previous: BenchResult
     return;
   }
   const before = new Map((previous.read?.scenarios ?? []).map((s) => [s.name, s]));
-  const cpu = (r: ReadResults['scenarios'][number]) => (r.service.serverCpuMsPerRequest ?? NaN) / (r.baseline.serverCpuMsPerRequest ?? NaN);
   for (const s of results.read?.scenarios ?? []) {
     const p = before.get(s.name);
-    if (p) log(`  ${s.name.padEnd(18)} req/s ratio ${f(p.ratio, 2)} -> ${f(s.ratio, 2)}, CPU per request ${f(cpu(p), 2)}x -> ${f(cpu(s), 2)}x baseline`);
+    if (p) log(`  ${s.name.padEnd(18)} req/s ratio ${f(p.ratio, 2)} -> ${f(s.ratio, 2)}, CPU per request ${f(cpuRatio(p), 2)}x -> ${f(cpuRatio(s), 2)}x baseline`);
   }
   if (previous.webhooks && results.webhooks) log(`  webhooks worker/baseline ${f(previous.webhooks.ratio, 2)} -> ${f(results.webhooks.ratio, 2)}`);
 }
@@ -163,16 +159,13 @@ export function sanityProblems(results: BenchResults): string[] {
   }
   const w = results.webhooks;
   if (!w) return problems;
-  const runs = { throughput: w.throughput, latency: w.latency, reference: w.failingEndpoints.reference, 'reference again': w.failingEndpoints.referenceAfter, 'scale-out': w.scaleOut.two };
-  for (const [name, run] of Object.entries(runs)) {
-    if (run && !(run.deliveries > 0 && run.perSecond > 0)) problems.push(`webhooks ${name}: nothing delivered`);
-    if (run && run.duplicates > 0) problems.push(`webhooks ${name}: ${run.duplicates} duplicate deliveries`);
+  // Not the failing-endpoints run: its failed attempts are retried with the same webhook-id.
+  const runs = [...webhookRuns(w).filter(([, run]) => run !== w.failingEndpoints.withFailing), ...w.backlog.map((row) => [`backlog ${row.openDeliveries}`, row] as const)];
+  for (const [name, run] of runs) {
+    if (!(run.perSecond > 0)) problems.push(`webhooks ${name}: nothing delivered`);
+    if (run.duplicates > 0) problems.push(`webhooks ${name}: ${run.duplicates} duplicate deliveries`);
   }
   if (!(w.baseline.ok > 0)) problems.push('webhooks baseline: nothing delivered');
   if (w.fairness.smallDeliveries === 0) problems.push('webhooks fairness: no small-workspace delivery arrived');
-  for (const row of w.backlog) {
-    if (!(row.perSecond > 0)) problems.push(`webhooks backlog ${row.openDeliveries}: nothing delivered`);
-    if (row.duplicates > 0) problems.push(`webhooks backlog ${row.openDeliveries}: ${row.duplicates} duplicate deliveries`);
-  }
   return problems;
 }

@@ -1,4 +1,5 @@
 import type { Sql } from '../../src/db/connect.js';
+import type { BenchOptions } from './options.js';
 import { cli } from './processes.js';
 
 /**
@@ -7,29 +8,14 @@ import { cli } from './processes.js';
  * workspace. Seeding 1,000,000 offers takes minutes, so the result is recorded in `bench_seed` and
  * reused by the next run with the same parameters (`--reseed` forces a new one).
  */
-export interface SeedParams {
-  offers: number;
-  otherWorkspaces: number;
-  offersPerOtherWorkspace: number;
-  randomSeed: number;
-}
-
-export interface SeededData {
-  accountId: string;
-  workspaceId: string;
-  otherWorkspaceIds: string[];
-  offers: number;
-  events: number;
-  /** Seconds of this run's seed, or null when the data of an earlier run was reused. */
-  seedSeconds: number | null;
-  /** Seconds of the seed that produced the data (this run's or the earlier one's). */
-  originalSeedSeconds: number;
-  vacuumSeconds: number;
-  seededAt: string;
-}
-
-type SeedRecord = { params: SeedParams; data: Omit<SeededData, 'seedSeconds'> };
-type Seeded = { offers: number; events: number };
+type SeedParams = BenchOptions['seed'];
+/** What was seeded; originalSeedSeconds: the seed that produced the data (this run's or an earlier one's). */
+type SeedRecord = {
+  params: SeedParams;
+  data: { accountId: string; workspaceId: string; otherWorkspaceIds: string[]; offers: number; events: number; originalSeedSeconds: number; vacuumSeconds: number; seededAt: string };
+};
+/** seedSeconds: this run's seed, or null when the data of an earlier run was reused. */
+export type SeededData = SeedRecord['data'] & { seedSeconds: number | null };
 
 export async function ensureSeeded(sql: Sql, url: string, params: SeedParams, log: (line: string) => void): Promise<SeededData> {
   await sql`
@@ -37,10 +23,9 @@ export async function ensureSeeded(sql: Sql, url: string, params: SeedParams, lo
       id int constraint bench_seed_pkey primary key default 1 constraint bench_seed_single check (id = 1),
       record jsonb not null
     )`;
-  const [existing] = await sql<{ record: SeedRecord }[]>`select record from bench_seed where id = 1`;
-  if (existing) {
+  const [kept] = await sql<SeedRecord[]>`select record->'params' as params, record->'data' as data from bench_seed where id = 1`;
+  if (kept) {
     // jsonb does not keep key order: compare field by field.
-    const kept = existing.record;
     if ((Object.keys(params) as (keyof SeedParams)[]).every((key) => kept.params[key] === params[key])) {
       log(`reusing seeded data of ${kept.data.seededAt} (${kept.data.offers} offers, ${kept.data.events} timeline entries)`);
       return { ...kept.data, seedSeconds: null };
@@ -55,7 +40,7 @@ export async function ensureSeeded(sql: Sql, url: string, params: SeedParams, lo
   const workspace = (name: string, timezone: string, currency: string) =>
     cli<{ id: string }>(url, ['workspace', 'create', '--name', name, '--timezone', timezone, '--currency', currency, '--owner', account.id]);
   const seed = (workspaceId: string, offers: number, randomSeed: number) =>
-    cli<Seeded>(url, ['seed', '--workspace', workspaceId, '--offers', String(offers), '--random-seed', String(randomSeed)]);
+    cli<{ offers: number; events: number }>(url, ['seed', '--workspace', workspaceId, '--offers', String(offers), '--random-seed', String(randomSeed)]);
   const main = await workspace('Bench Workspace', 'Europe/Berlin', 'EUR');
   log(`  offerdesk seed --offers ${params.offers} (progress on stderr)`);
   let { offers, events } = await seed(main.id, params.offers, params.randomSeed);
@@ -77,16 +62,7 @@ export async function ensureSeeded(sql: Sql, url: string, params: SeedParams, lo
   const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
   log(`vacuum analyze: ${vacuumSeconds.toFixed(1)} s`);
 
-  const data: SeedRecord['data'] = {
-    accountId: account.id,
-    workspaceId: main.id,
-    otherWorkspaceIds: others,
-    offers,
-    events,
-    originalSeedSeconds: seedSeconds,
-    vacuumSeconds,
-    seededAt: new Date().toISOString(),
-  };
+  const data = { accountId: account.id, workspaceId: main.id, otherWorkspaceIds: others, offers, events, originalSeedSeconds: seedSeconds, vacuumSeconds, seededAt: new Date().toISOString() };
   await sql`insert into bench_seed (id, record) values (1, ${sql.json({ params, data } as never)})`;
   return { ...data, seedSeconds };
 }

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LoadResult } from './load.js';
-import { cpuMs, type NodeProcess } from './processes.js';
+import { median } from './numbers.js';
+import type { NodeProcess } from './processes.js';
 
 /**
  * What tracing costs the read API (docs/operations.md "Tracing"): the same requests against two
@@ -12,50 +12,25 @@ import { cpuMs, type NodeProcess } from './processes.js';
  */
 
 /** The sampling the target is stated for: 10 % of traces, and the children of those. */
-export const TRACED_SERVICE_ENV = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+const TRACED_SERVICE_ENV = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
 /** Tracing at that sampling costs at most 10 % more server CPU per request. */
-export const TRACING_CPU_RATIO_TARGET = 1.1;
+const TRACING_CPU_RATIO_TARGET = 1.1;
 /** Each side runs this many times, alternating which goes first, so a drift in load evens out. */
 const ROUNDS = 4;
 
-export interface TracingCost {
-  scenario: string;
-  sampler: string;
-  offCpuMsPerRequest: number | null;
-  onCpuMsPerRequest: number | null;
-  /**
-   * on / off, target <= TRACING_CPU_RATIO_TARGET: the median of the rounds' ratios (each round
-   * runs both sides back to back), which a burst of other load on a shared machine moves less
-   * than the totals.
-   */
-  cpuRatio: number | null;
-  /** Each round's on / off ratio. */
-  roundRatios: number[];
-  offRequestsPerSecond: number;
-  onRequestsPerSecond: number;
-  /** Export requests the sink took from the traced service, and their bytes. */
-  exports: number;
-  exportedKb: number;
-}
-
-interface Side {
-  proc: NodeProcess;
-  origin: string;
-}
+type Measured = { requests: number; seconds: number; serverCpuMsPerRequest: number | null };
 
 /**
  * Starts the sink and both services through `start` (the traced one given the OTEL_* environment
- * that points it at the sink), runs `scenario` against both sides in turns, and stops them.
+ * that points it at the sink), measures them in turns through `measure`, logs and stops them.
  */
-export async function measureTracingCost(input: {
+export async function measureTracingCost<Side extends { proc: NodeProcess }>(input: {
   scenario: string;
   start(name: string, env: Record<string, string>): Promise<Side>;
-  run(origin: string, seconds: number): Promise<LoadResult>;
-  durationSeconds: number;
-  warmupSeconds: number;
-}): Promise<TracingCost> {
-  let exports = 0;
-  let bytes = 0;
+  measure(side: Side): Promise<Measured>;
+  log(line: string): void;
+}) {
+  let [exports, bytes] = [0, 0];
   const sink = createServer((req, res) => {
     req.on('data', (chunk: Buffer) => (bytes += chunk.length));
     req.on('end', () => {
@@ -65,54 +40,53 @@ export async function measureTracingCost(input: {
   });
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
-  let traced: Side | undefined;
-  let untraced: Side | undefined;
+  const sides: Partial<Record<'off' | 'on', Side>> = {};
   try {
-    untraced = await input.start('service-untraced', {});
-    traced = await input.start('service-traced', { ...TRACED_SERVICE_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl });
-    const totals = { off: { cpu: 0, requests: 0, seconds: 0 }, on: { cpu: 0, requests: 0, seconds: 0 } };
-    const roundRatios: number[] = [];
-    let cpuKnown = true;
+    sides.off = await input.start('service-untraced', {});
+    sides.on = await input.start('service-traced', { ...TRACED_SERVICE_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl });
+    const rounds: Record<'off' | 'on', Measured>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-      const perRequestThisRound = { off: 0, on: 0 };
-      for (const which of order) {
-        const side = which === 'on' ? traced : untraced;
-        if (input.warmupSeconds > 0) await input.run(side.origin, input.warmupSeconds);
-        const before = cpuMs(side.proc.pid);
-        const result = await input.run(side.origin, input.durationSeconds);
-        const after = cpuMs(side.proc.pid);
-        if (before === null || after === null) cpuKnown = false;
-        else totals[which].cpu += after - before;
-        totals[which].requests += result.requests;
-        totals[which].seconds += result.seconds;
-        if (before !== null && after !== null && result.requests > 0) perRequestThisRound[which] = (after - before) / result.requests;
-      }
-      if (perRequestThisRound.off > 0 && perRequestThisRound.on > 0) roundRatios.push(perRequestThisRound.on / perRequestThisRound.off);
+      const measured: Partial<Record<'off' | 'on', Measured>> = {};
+      for (const which of order) measured[which] = await input.measure(sides[which]!);
+      rounds.push(measured as Record<'off' | 'on', Measured>);
     }
-    const perRequest = (t: { cpu: number; requests: number }) => (cpuKnown && t.requests > 0 ? t.cpu / t.requests : null);
-    const off = perRequest(totals.off);
-    const on = perRequest(totals.on);
-    return {
+    /** CPU per request over all rounds (null when any round's CPU time is unknown) and req/s. */
+    const total = (which: 'off' | 'on') => {
+      const runs = rounds.map((r) => r[which]);
+      const requests = runs.reduce((sum, r) => sum + r.requests, 0);
+      const cpuKnown = runs.every((r) => r.serverCpuMsPerRequest !== null);
+      const cpuMs = runs.reduce((sum, r) => sum + (r.serverCpuMsPerRequest ?? 0) * r.requests, 0);
+      return { cpuMsPerRequest: cpuKnown && requests > 0 ? cpuMs / requests : null, requestsPerSecond: requests / runs.reduce((sum, r) => sum + r.seconds, 0) };
+    };
+    const [off, on] = [total('off'), total('on')];
+    const roundRatios = rounds.flatMap((r) => (r.off.serverCpuMsPerRequest && r.on.serverCpuMsPerRequest ? [r.on.serverCpuMsPerRequest / r.off.serverCpuMsPerRequest] : []));
+    const cost = {
       scenario: input.scenario,
       sampler: `${TRACED_SERVICE_ENV.OTEL_TRACES_SAMPLER} ${TRACED_SERVICE_ENV.OTEL_TRACES_SAMPLER_ARG}`,
-      offCpuMsPerRequest: off,
-      onCpuMsPerRequest: on,
-      cpuRatio: cpuKnown && roundRatios.length === ROUNDS ? median(roundRatios) : null,
+      offCpuMsPerRequest: off.cpuMsPerRequest,
+      onCpuMsPerRequest: on.cpuMsPerRequest,
+      /**
+       * on / off, target <= TRACING_CPU_RATIO_TARGET: the median of the rounds' ratios (each round
+       * runs both sides back to back), which a burst of other load on a shared machine moves less
+       * than the totals.
+       */
+      cpuRatio: roundRatios.length === ROUNDS ? median(roundRatios) : null,
       roundRatios,
-      offRequestsPerSecond: totals.off.requests / totals.off.seconds,
-      onRequestsPerSecond: totals.on.requests / totals.on.seconds,
+      offRequestsPerSecond: off.requestsPerSecond,
+      onRequestsPerSecond: on.requestsPerSecond,
+      /** Export requests the sink took from the traced service, and their bytes. */
       exports,
       exportedKb: Math.round(bytes / 1024),
     };
+    input.log(
+      `tracing ${cost.sampler} (${cost.scenario}): cpu/req ${cost.onCpuMsPerRequest?.toFixed(3)} vs ${cost.offCpuMsPerRequest?.toFixed(3)} ms off, ` +
+        `ratio ${cost.cpuRatio?.toFixed(3)} (median of ${roundRatios.map((r) => r.toFixed(2)).join(', ')}; target <= ${TRACING_CPU_RATIO_TARGET}); ` +
+        `${on.requestsPerSecond.toFixed(0)} vs ${off.requestsPerSecond.toFixed(0)} req/s; ${exports} exports, ${cost.exportedKb} KB to the sink`,
+    );
+    return cost;
   } finally {
-    await Promise.all([traced?.proc.stop(), untraced?.proc.stop()]);
+    await Promise.all([sides.on?.proc.stop(), sides.off?.proc.stop()]);
     await new Promise<void>((resolve) => sink.close(() => resolve()));
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }

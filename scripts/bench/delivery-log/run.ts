@@ -7,6 +7,7 @@ import { createAccount, createWorkspace } from '../../../src/domain/accounts.js'
 import { listDeliveryLogPage, type LogDeps, type LogQuery } from '../../../src/webhooks/management/delivery-log.js';
 import { insertEndpoint } from '../../../src/webhooks/sql/insertEndpoint.js';
 import { openBenchDatabase } from '../database.js';
+import { percentile } from '../numbers.js';
 import { SEED_TYPES, seedDeliveryLog } from '../../../src/seed/delivery-log.js';
 
 /**
@@ -23,7 +24,6 @@ const { values } = parseArgs({
   options: {
     deliveries: { type: 'string', default: '1000000' },
     requests: { type: 'string', default: '200' },
-    database: { type: 'string', default: 'offerdesk_bench_delivery_log' },
     reseed: { type: 'boolean', default: false },
   },
 });
@@ -39,7 +39,7 @@ if (!Number.isInteger(DELIVERIES) || DELIVERIES < 1000 || !Number.isInteger(REQU
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const config = loadConfig();
-const db = await openBenchDatabase(config, values.database!, { recreate: values.reseed!, log });
+const db = await openBenchDatabase(config, 'offerdesk_bench_delivery_log', { recreate: values.reseed!, log });
 
 /** Two endpoints sharing the log, a third with a small share, and another workspace's log. */
 async function ensureSeeded(sql: Sql) {
@@ -67,8 +67,6 @@ async function ensureSeeded(sql: Sql) {
     select offer_id, id from webhook_messages where workspace_id = ${workspaceId}::uuid order by created_at desc offset ${Math.floor(DELIVERIES / 6)} limit 1`;
   return { workspaceId, endpoints, offerId: pick!.offer_id, webhookId: pick!.id };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 try {
   const seeded = await ensureSeeded(db.sql);

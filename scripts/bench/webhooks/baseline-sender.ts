@@ -30,12 +30,7 @@ const rows = await sql<{ message_id: string; endpoint_id: string; url: string; s
    order by d.created_at, d.id
    limit ${limit}`;
 await sql.end();
-const secrets = new Map<string, string>();
-const jobs = rows.map((row) => {
-  const secret = secrets.get(row.url) ?? openSecret(masterKeys, row.endpoint_id, row.secret_sealed);
-  secrets.set(row.url, secret);
-  return { url: row.url, secret, messageId: row.message_id, body: row.body };
-});
+const jobs = rows.map((row) => ({ url: row.url, secret: openSecret(masterKeys, row.endpoint_id, row.secret_sealed), messageId: row.message_id, body: row.body }));
 
 const sender = createWebhookSender({ config: config.webhooks, logger });
 let next = 0;

@@ -1,6 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sql } from '../../../src/db/connect.js';
-import { freePort, startNode, type NodeProcess } from '../processes.js';
+import { freePort, sleep, startNode, waitUntil } from '../processes.js';
 
 /** The webhook benchmark's moving parts: the receiver process, worker processes, waiting. */
 
@@ -9,35 +10,24 @@ export const POLL_MS = 200;
 /** SPEC.md's 60 starts a minute per workspace, lifted for the bench's workers. */
 export const LIFTED_STARTS_PER_MINUTE = 1_000_000_000;
 const PROGRESS_LOG_MS = 15_000;
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
+type Receiver = Awaited<ReturnType<typeof startReceiver>>['receiver'];
 
 /** The receiver process and its control port; arrivals are [path + ' ' + webhook-id, path, wall-clock ms, count]. */
-export interface Receiver {
-  proc: NodeProcess;
-  reset(): Promise<void>;
-  summary(): Promise<{ requests: number; distinct: number; duplicates: number }>;
-  arrivals(): Promise<[string, string, number, number][]>;
-}
-
-export async function startReceiver(workDir: string, certFile: string, keyFile: string): Promise<{ receiver: Receiver; port: number }> {
+export async function startReceiver(workDir: string, certs: { certPem: string; keyPem: string }) {
   const [port, controlPort] = [await freePort(), await freePort()];
+  const [certFile, keyFile] = [join(workDir, 'receiver-cert.pem'), join(workDir, 'receiver-key.pem')];
+  writeFileSync(certFile, certs.certPem);
+  writeFileSync(keyFile, certs.keyPem, { mode: 0o600 });
   const proc = startNode('receiver', 'webhooks/receiver.ts', {
     env: { RECEIVER_CERT: certFile, RECEIVER_KEY: keyFile, RECEIVER_PORT: String(port), RECEIVER_CONTROL_PORT: String(controlPort) },
     logFile: join(workDir, 'receiver.log'),
   });
   const control = `http://127.0.0.1:${controlPort}`;
   const get = async <T>(path: string, method = 'GET'): Promise<T> => (await (await fetch(`${control}${path}`, { method })).json()) as T;
-  for (let i = 0; !(await get('/summary').then(() => true, () => false)); i++) {
-    if (i > 600) throw new Error('the webhook receiver did not start');
-    await sleep(50);
-  }
-  return { port, receiver: { proc, reset: () => get('/reset', 'POST'), summary: () => get('/summary'), arrivals: () => get('/arrivals') } };
+  await waitUntil('the webhook receiver did not start', () => get('/summary').then(() => true, () => false));
+  const summary = () => get<{ requests: number; distinct: number; duplicates: number }>('/summary');
+  return { port, receiver: { proc, summary, reset: () => get('/reset', 'POST'), arrivals: () => get<[string, string, number, number][]>('/arrivals') } };
 }
 
 /** `count` worker processes, ready; stop() ends them and sums the statements and transactions they counted. */
@@ -45,23 +35,17 @@ export async function startWorkers(count: number, env: Record<string, string>, w
   const procs = Array.from({ length: count }, (_, i) =>
     startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', {
       env,
-      stdout: 'pipe',
+      pipeStdout: true,
       logFile: join(workDir, `worker-${i + 1}.log`),
       // BENCH_WORKER_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops.
       nodeArgs: process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_WORKER_CPU_PROF] : [],
     }),
   );
-  const outputs = procs.map(() => ({ text: '' }));
-  procs.forEach((proc, i) => proc.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (outputs[i]!.text += chunk)));
-  const deadline = Date.now() + 60_000;
-  while (!outputs.every((o) => o.text.includes('"ready":true'))) {
-    if (Date.now() > deadline) throw new Error('webhook workers did not start');
-    await sleep(50);
-  }
+  await waitUntil('webhook workers did not start', async () => procs.every((proc) => proc.output().includes('"ready":true')));
   return {
     async stop() {
       await Promise.all(procs.map((proc) => proc.stop()));
-      const counts = outputs.map((o) => o.text.split('\n').find((l) => l.includes('"statements"'))).map((line) => (line ? JSON.parse(line) : { statements: 0, transactions: 0 }));
+      const counts = procs.map((proc) => proc.output().split('\n').find((l) => l.includes('"statements"'))).map((line) => (line ? JSON.parse(line) : { statements: 0, transactions: 0 }));
       return counts.reduce((sum, c) => ({ statements: sum.statements + c.statements, transactions: sum.transactions + c.transactions }), { statements: 0, transactions: 0 });
     },
   };
@@ -78,14 +62,10 @@ export async function startWorkers(count: number, env: Record<string, string>, w
  */
 export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (line: string) => void, workspaceIds?: string[]): Promise<void> {
   const countOpen = async () => {
-    const [row] = workspaceIds
-      ? await sql<{ open: number }[]>`
-          select (select count(*) from webhook_outbox where workspace_id = any (${workspaceIds}::uuid[]))
-               + (select count(*) from webhook_deliveries
-                   where workspace_id = any (${workspaceIds}::uuid[]) and status in ('pending', 'sending') and attempt_count = 0) as open`
-      : await sql<{ open: number }[]>`
-          select (select count(*) from webhook_outbox)
-               + (select count(*) from webhook_deliveries where status in ('pending', 'sending') and attempt_count = 0) as open`;
+    const scope = workspaceIds ? sql`workspace_id = any (${workspaceIds}::uuid[])` : sql`true`;
+    const [row] = await sql<{ open: number }[]>`
+      select (select count(*) from webhook_outbox where ${scope})
+           + (select count(*) from webhook_deliveries where ${scope} and status in ('pending', 'sending') and attempt_count = 0) as open`;
     return Number(row!.open);
   };
   let last = { distinct: -1, requests: -1, open: -1 };
@@ -106,9 +86,4 @@ export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (l
       log(`  ... ${requests} requests at the receiver, ${open} events in the outbox or first attempts open`);
     }
   }
-}
-
-/** Math.max(...values) overflows the call stack at a few hundred thousand arrivals. */
-export function largest(values: number[]): number {
-  return values.reduce((max, value) => (value > max ? value : max), -Infinity);
 }

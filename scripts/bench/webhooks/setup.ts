@@ -23,17 +23,16 @@ export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (lin
   if (kept) return kept.record;
 
   const started = performance.now();
-  const clock = systemClock;
-  const now = clock.now();
+  const now = systemClock.now();
   const owners: string[] = [];
   const workspaces: WebhookWorkspaces['workspaces'] = [];
   for (let i = 0; i < count; i++) {
     if (i % MAX_WORKSPACES_PER_ACCOUNT === 0) {
       const tag = `${Date.now().toString(36)}-${owners.length}`;
-      owners.push((await createAccount(sql, clock, { email: `hooks-${tag}@bench.offerdesk.example`, name: `Hooks Owner ${owners.length + 1}` })).id);
+      owners.push((await createAccount(sql, systemClock, { email: `hooks-${tag}@bench.offerdesk.example`, name: `Hooks Owner ${owners.length + 1}` })).id);
     }
     const ownerId = owners[owners.length - 1]!;
-    const { id } = await createWorkspace(sql, clock, { name: `Hooks ${i + 1}`, timezone: 'Europe/Berlin', currency: 'EUR', ownerAccountId: ownerId });
+    const { id } = await createWorkspace(sql, systemClock, { name: `Hooks ${i + 1}`, timezone: 'Europe/Berlin', currency: 'EUR', ownerAccountId: ownerId });
     await seedOffers(sql, { workspaceId: id, offers: OFFERS_PER_WORKSPACE, randomSeed: 1000 + i, now });
     workspaces.push({ id, ownerId });
   }

@@ -15,8 +15,7 @@ import { startWorker } from '../../../src/webhooks/engine/worker.js';
  */
 const config = loadConfig();
 if (!config.databaseUrl) throw new Error('worker-process needs DATABASE_URL');
-let statements = 0;
-let transactions = 0;
+let [statements, transactions] = [0, 0];
 const sql = connect(config.databaseUrl, {
   max: config.databasePoolSize,
   applicationName: 'offerdesk-bench-worker',
@@ -29,11 +28,9 @@ const logger = createLogger(config.logLevel, 'offerdesk-bench-worker');
 const worker = await startWorker({ sql, databaseUrl: config.databaseUrl, config, clock: systemClock, logger });
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 
-process.on('SIGTERM', () => {
-  void (async () => {
-    await worker.stop();
-    process.stdout.write(`${JSON.stringify({ statements, transactions })}\n`);
-    await sql.end({ timeout: 5 });
-    process.exit(0);
-  })();
+process.once('SIGTERM', async () => {
+  await worker.stop();
+  process.stdout.write(`${JSON.stringify({ statements, transactions })}\n`);
+  await sql.end({ timeout: 5 });
+  process.exit(0);
 });
