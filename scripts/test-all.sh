@@ -32,8 +32,10 @@ step "Layers (dependency-cruiser: no import up a layer or in a circle)" npm run 
 # waits on its processes and sockets, the gates on their fuzzers, and one after the other they took
 # twice as long. Their output is printed whole after the suite's.
 gates_log=$(mktemp)
-# A session of its own, so that a failing suite stops the gates with their servers and fuzzers.
-setsid bash contract-tests/run.sh > "$gates_log" 2>&1 &
+# A session of its own, so that a failing suite stops the gates with their servers and fuzzers;
+# niced, because the suite is the longer of the two: the gates take the CPU it leaves while it
+# waits (the fuzzers' time budgets bound their share, their request timeouts stay far away).
+setsid nice -n 10 bash contract-tests/run.sh > "$gates_log" 2>&1 &
 gates_pid=$!
 trap 'kill -- "-$gates_pid" 2>/dev/null || true; rm -f "$gates_log"' EXIT
 gates() {
