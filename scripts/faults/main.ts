@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatTable, runFault, selectFaults, type FaultRow } from '../../test/support/faults/run.js';
 import { buildWorld } from '../../test/support/faults/world.js';
-import { ensureServerBuilt } from '../../test/support/offerdesk-command.js';
+import { ensureBuilt } from '../../test/support/offerdesk-command.js';
 
 /**
  * `npm run faults`: the service's own processes under steady load on 127.0.0.1, one fault at a
@@ -25,7 +25,7 @@ const { values } = parseArgs({
 const log = (line: string) => process.stderr.write(`[faults] ${line}\n`);
 
 // The suite runs the compiled `offerdesk` command, as users do: build it first when stale.
-ensureServerBuilt();
+ensureBuilt();
 
 /**
  * postgres.js 3.4.9 can throw from a setImmediate when a connection closes under a buffered write
