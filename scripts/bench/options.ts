@@ -11,6 +11,10 @@ const USAGE = `usage: npm run bench [-- options]
   --smoke               tiny sizes, 1 s per scenario (what CI runs as npm run bench:smoke)
   --reseed              drop the bench database and seed it again
   --only read|webhooks  run one part
+  --workspaces <n>      webhooks: also n workspaces with waiting deliveries beside --idle-workspaces <m> idle
+                        ones with endpoints (own database, seeded once), against 200 workspaces (20000, 50000)
+  --log-rows <n>        webhooks: also the console's delivery log, retention and the worker with n finished
+                        deliveries over 30 days (own database, seeded once; 20000000)
   --duration <s>        seconds per read scenario and side (default 10)
   --connections <n>     concurrent connections of the load generator (default 32)
   --events <n>          webhook events of the throughput run (default 100000)
@@ -30,7 +34,7 @@ export function parseOptions(argv: string[]) {
   const text = { type: 'string' } as const;
   let values;
   try {
-    const options = { smoke: flag, reseed: flag, profile: flag, help: flag, only: { type: 'string', default: 'all' }, duration: text, connections: text, events: text, concurrency: text, database: text } as const;
+    const options = { smoke: flag, reseed: flag, profile: flag, help: flag, only: { type: 'string', default: 'all' }, duration: text, connections: text, events: text, concurrency: text, database: text, workspaces: text, 'idle-workspaces': text, 'log-rows': text } as const;
     ({ values } = parseArgs({ args: argv, options, strict: true }));
   } catch (error) {
     fail((error as Error).message);
@@ -41,11 +45,13 @@ export function parseOptions(argv: string[]) {
   }
   const only = values.only as 'all' | 'read' | 'webhooks';
   if (!['all', 'read', 'webhooks'].includes(only)) fail('--only must be read or webhooks');
-  const number = (raw: string | undefined, name: string, fallback: number) => {
-    const value = raw === undefined ? fallback : Number(raw);
+  const number = (raw: string | undefined, name: string, fallback = 0) => {
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
     return Number.isFinite(value) && value > 0 ? value : fail(`--${name} must be a positive number`);
   };
   const smoke = values.smoke;
+  if (values['idle-workspaces'] !== undefined && values.workspaces === undefined) fail('--idle-workspaces needs --workspaces');
   // Interpolated into CREATE/DROP DATABASE: a plain identifier only.
   if (values.database !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) fail('--database must be a lower-case identifier');
   return {
@@ -82,6 +88,9 @@ export function parseOptions(argv: string[]) {
       /** Open deliveries queued before each backlog row; the first attempts each row times. */
       backlogSizes: smoke ? [200, 2_000] : [2_000, 20_000, 200_000],
       backlogMeasured: smoke ? 200 : 2_000,
+      /** Workspaces with waiting deliveries and idle ones beside them; 0: no such run. */
+      scale: { busy: number(values.workspaces, 'workspaces'), idle: number(values['idle-workspaces'], 'idle-workspaces') },
+      logRows: number(values['log-rows'], 'log-rows'),
     },
     // The smoke run's file is ignored by git; only a full run replaces bench/results.json.
     resultsFile: smoke ? 'bench/results.tmp.json' : 'bench/results.json',

@@ -25,7 +25,7 @@ export interface BenchResults {
 export const TARGETS = {
   ...{ seedSeconds: 180, readRatio: 0.6, readCpuRatio: 2, expiredLatencyRatio: 2, deepPageRatio: 1.2, rssMb: 250 },
   ...{ webhookRatio: 0.5, webhookP50Ms: 250, failingEndpointSlowdown: 0.1, webhookBacklogShare: 0.8, webhookScaleOut: 1.7, webhookFairnessP99Ms: 5_000 },
-  ...{ webhookStatementsPerDelivery: 1.5, webhookTransactionsPerDelivery: 0.2 },
+  ...{ webhookStatementsPerDelivery: 1.5, webhookTransactionsPerDelivery: 0.2, workspaceScaleShare: 0.8, newlyActiveP99Ms: 5_000 },
 };
 
 const f = (value: number | null | undefined, digits = 0) => (value === null || value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(digits));
@@ -87,6 +87,16 @@ function webhookTargets(w: WebhookResults): string[] {
       (st ?? Infinity) <= TARGETS.webhookStatementsPerDelivery && (tx ?? Infinity) <= TARGETS.webhookTransactionsPerDelivery,
     ),
     target(`small workspaces' first attempts p99 <= ${TARGETS.webhookFairnessP99Ms / 1000} s beside a flood: ${f(w.fairness.smallFirstAttemptsP99Ms / 1000, 2)} s`, w.fairness.smallFirstAttemptsP99Ms <= TARGETS.webhookFairnessP99Ms),
+    ...scaleTargets(w),
+  ];
+}
+
+function scaleTargets({ workspaceScale: ws }: WebhookResults): string[] {
+  if (!ws) return [];
+  const p99 = ws.scale.newlyActive?.p99Ms ?? NaN;
+  return [
+    target(`${ws.busy} busy + ${ws.idle} idle workspaces >= ${TARGETS.workspaceScaleShare}x the rate over ${ws.reference.workspaces}: ${f(ws.ratio, 2)}x`, ws.ratio >= TARGETS.workspaceScaleShare),
+    target(`newly active workspaces' first attempts p99 <= ${TARGETS.newlyActiveP99Ms / 1000} s beside them: ${f(p99 / 1000, 2)} s`, p99 <= TARGETS.newlyActiveP99Ms),
   ];
 }
 
@@ -121,6 +131,11 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
         `(p50 ${f(fair.smallFirstAttemptsP50Ms / 1000, 2)} s), beside ${fair.bigEventsCommitted} events of one workspace ` +
         `(${fair.bigEventsTurnedIntoWebhooks} turned into webhooks; ${fair.bigEventsDroppedByLimit} dropped by SPEC.md's 1,000-waiting-events limit)`,
     );
+    if (w.workspaceScale) {
+      log(`\nmany workspaces (1 worker, one endpoint each, first ${w.workspaceScale.reference.measured} first attempts from the first arrival)`);
+      const rows = [w.workspaceScale.reference, w.workspaceScale.scale].map((r) => [r.label, String(r.openDeliveries), f(r.perSecond), r.newlyActive ? `p50 ${f(r.newlyActive.p50Ms / 1000, 2)} p99 ${f(r.newlyActive.p99Ms / 1000, 2)} s` : '-']);
+      log(table(['run', 'open deliveries', 'per s', 'newly active first attempts'], rows));
+    }
     if (!options.smoke) log(['targets:', ...webhookTargets(w)].join('\n'));
   }
   const { readSeconds, webhookSeconds, totalSeconds } = results.durations;

@@ -51,6 +51,17 @@ export async function startWorkers(count: number, env: Record<string, string>, w
   };
 }
 
+/** Waits until `count` distinct first attempts arrived, or until `deadline` (Date.now() ms) passes. */
+export async function waitForArrivals(receiver: Receiver, count: number, deadline = Infinity): Promise<void> {
+  for (let last = { distinct: 0, at: Date.now() }; Date.now() < deadline; ) {
+    await sleep(POLL_MS);
+    const { distinct } = await receiver.summary();
+    if (distinct >= count) return;
+    if (distinct !== last.distinct) last = { distinct, at: Date.now() };
+    else if (Date.now() - last.at > STALL_TIMEOUT_MS) throw new Error(`delivery stalled at ${distinct} of ${count} first attempts`);
+  }
+}
+
 /**
  * Waits until every event is out of the outbox and every delivery has had its first attempt.
  *

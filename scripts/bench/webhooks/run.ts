@@ -11,7 +11,8 @@ import type { BenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { largest, percentile } from '../numbers.js';
 import { benchEnv, runJson, sleep } from '../processes.js';
-import { startReceiver, startWorkers, STALL_TIMEOUT_MS, POLL_MS, LIFTED_STARTS_PER_MINUTE, waitForFirstAttempts } from './harness.js';
+import { startReceiver, startWorkers, LIFTED_STARTS_PER_MINUTE, waitForArrivals, waitForFirstAttempts } from './harness.js';
+import { workspaceScalePhase } from './scale.js';
 import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
 
 /**
@@ -36,14 +37,14 @@ const BASELINE_MAX_DELIVERIES = 40_000;
 const METHOD =
   'Events are outbox rows committed in bulk (what product actions commit), pointing at seeded timeline entries. ' +
   'Deliveries/s = first attempts arrived at the receiver / (last arrival - first commit). End-to-end = receiver arrival - commit, wall clock. ' +
-  'Statements per delivery: every statement the worker process sent (postgres.js debug hook; begin/commit included) / attempts recorded. ' +
+  'Statements per delivery: every statement the worker process sent (postgres.js debug hook; begin/commit included) / attempts at the receiver. ' +
   'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count.';
 
 /**
  * What every phase uses: the bench database, the receiver, the worker environment, every workspace
  * (`setup`) and those of the throughput runs (`workspaces`, the first `options.workspaces`).
  */
-type Bench = Awaited<ReturnType<typeof startWebhookBench>>;
+export type Bench = Awaited<ReturnType<typeof startWebhookBench>>;
 
 type Events = Parameters<typeof commitEvents>[1];
 /** The event id of a receiver arrival key (path + ' ' + webhook-id). */
@@ -60,7 +61,8 @@ export async function runWebhookBenchmark(db: BenchDatabase, options: WebhookOpt
     const backlog = await backlogPhase(b);
     const fairness = await fairnessPhase(b);
     await clearDeliveries(b.sql);
-    return { throughput, baseline, ratio: throughput.perSecond / baseline.perSecond, latency, failingEndpoints, scaleOut, backlog, fairness, method: METHOD };
+    const workspaceScale = options.scale.busy > 0 ? await workspaceScalePhase(b) : null;
+    return { throughput, baseline, ratio: throughput.perSecond / baseline.perSecond, latency, failingEndpoints, scaleOut, backlog, fairness, workspaceScale, method: METHOD };
   } finally {
     await b.receiver.proc.stop();
   }
@@ -115,8 +117,7 @@ async function measure(b: Bench, label: string, workers: number, commit: () => P
   const committed = await commit();
   await waitForFirstAttempts(sql, receiver, b.log);
   const counts = await fleet.stop();
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts`;
-  const attempted = row!.n || 1;
+  const attempted = (await receiver.summary()).requests || 1;
   const arrivals = (await receiver.arrivals()).filter(([, path]) => !path.startsWith('/fail/'));
   const latencies = arrivals.map(([key, , at]) => at - committed.get(eventOf(key))!).sort((x, y) => x - y);
   const firstCommit = -largest([...committed.values()].map((at) => -at));
@@ -209,13 +210,7 @@ async function backlogPhase(b: Bench) {
     await analyzeWebhookTables(sql);
     const measured = Math.min(open, options.backlogMeasured);
     const fleet = await startWorkers(1, b.env, options.workDir);
-    for (let last = { distinct: 0, at: Date.now() }; ; ) {
-      await sleep(POLL_MS);
-      const { distinct } = await receiver.summary();
-      if (distinct >= measured) break;
-      if (distinct !== last.distinct) last = { distinct, at: Date.now() };
-      else if (Date.now() - last.at > STALL_TIMEOUT_MS) throw new Error(`backlog ${open}: delivery stalled at ${distinct} first attempts`);
-    }
+    await waitForArrivals(receiver, measured);
     const times = (await receiver.arrivals()).map(([, , at]) => at).sort((x, y) => x - y);
     const { duplicates } = await receiver.summary();
     await fleet.stop();

@@ -1,0 +1,132 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { loadConfig } from '../../../src/config.js';
+import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
+import { generateEndpointSecret, sealSecret } from '../../../src/sealing/secrets.js';
+import type { Sql } from '../../../src/db/connect.js';
+import { analyzeWebhookTables, startAutoanalyzeStandIn } from '../autoanalyze.js';
+import { openBenchDatabase } from '../database.js';
+import { percentile } from '../numbers.js';
+import type { Bench } from './run.js';
+import { startWorkers, waitForArrivals, waitForFirstAttempts } from './harness.js';
+import { clearDeliveries, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
+
+/**
+ * Many tenants (`--workspaces n --idle-workspaces m`): the claim's cost and fairness must not grow
+ * with the workspaces that have endpoints or waiting work. In a database of its own, seeded once
+ * set-based and reused (its name holds the sizes): n busy and m idle workspaces with one endpoint
+ * each, plus the small workspaces of the fairness phase (with offers, so their events go through
+ * fan-out) as the newly active ones. Two runs, one worker each, measured alike:
+ *   reference  the largest backlog row's open deliveries over `options.workspaces` busy workspaces
+ *   scale      the same number over all n; once the first arrivals are in, events are committed
+ *              into the idle small workspaces, and their first attempts are timed from the commit
+ * The queue is set as the round-robin leaves it once the busy workspaces have had a turn: the idle
+ * ones ahead of them (SPEC.md "Webhook limits": longest-waiting first).
+ */
+export type ScaleResults = Awaited<ReturnType<typeof workspaceScalePhase>>;
+
+const SEED_BATCH = 10_000;
+/** The longest a run is timed: a claim that grows with the workspaces may not reach its count. */
+const WINDOW_MS = 120_000;
+type Kind = 'fresh' | 'idle' | 'busy';
+
+export async function workspaceScalePhase(main: Bench) {
+  const { scale: { busy, idle }, workspaces, backlogSizes, backlogMeasured, fairnessSmallWorkspaces } = main.options;
+  const db = await openBenchDatabase(loadConfig(), `offerdesk_bench_ws_${busy}_${idle}_${fairnessSmallWorkspaces}`, { recreate: false, log: main.log });
+  const stopAnalyze = startAutoanalyzeStandIn(db.sql, db.setup.autovacuum, () => {});
+  try {
+    const fresh = (await ensureWebhookWorkspaces(db.sql, fairnessSmallWorkspaces, main.log)).workspaces.map((w) => w.id);
+    const masterKey = await ensureScaleWorkspaces(db.sql, { fresh, idle, busy }, main.log);
+    const b: Bench = { ...main, sql: db.sql, env: { ...main.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: masterKey } };
+    const busyIds = (await db.sql<{ id: string }[]>`select id from workspaces where name like 'Scale busy %' order by id`).map((r) => r.id);
+    const open = backlogSizes.at(-1)!;
+    const measured = backlogMeasured * 10;
+    const reference = await scaleRun(b, `${workspaces} busy workspaces`, busyIds.slice(0, workspaces), open, measured, null);
+    const scale = await scaleRun(b, `${busy} busy + ${idle} idle`, busyIds, open, measured, fresh);
+    return { busy, idle, reference, scale, ratio: scale.perSecond / reference.perSecond };
+  } finally {
+    await stopAnalyze();
+    await db.close();
+  }
+}
+
+/**
+ * One worker against `open` deliveries over `busyIds`, timed over the first `measured` first
+ * attempts from the first arrival (or what arrived within WINDOW_MS); with `fresh`, events are
+ * committed into those workspaces once the backlog is under way.
+ */
+async function scaleRun(b: Bench, label: string, busyIds: string[], open: number, measured: number, fresh: string[] | null) {
+  const { sql, receiver } = b;
+  await clearDeliveries(sql);
+  await receiver.reset();
+  await sql`update webhook_workspace_state s set queue_position = case when w.name like 'Scale busy %' then 2 else 1 end,
+                   window_started_at = null, window_starts = 0, last_served_at = null
+              from workspaces w where w.id = s.workspace_id`;
+  const queued = await seedOpenDeliveries(sql, busyIds, Math.max(1, Math.round(open / busyIds.length)));
+  await analyzeWebhookTables(sql);
+  const fleet = await startWorkers(1, b.env, b.options.workDir);
+  const deadline = Date.now() + WINDOW_MS;
+  let newlyActive = null;
+  if (fresh) {
+    await waitForArrivals(receiver, b.options.backlogMeasured, deadline);
+    const commit = await commitEvents(sql, fresh.map((workspaceId) => ({ workspaceId, count: b.options.fairnessSmallEvents })));
+    await waitForFirstAttempts(sql, receiver, b.log, fresh);
+    const ids = new Set(commit.ids);
+    const times = (await receiver.arrivals()).filter(([key]) => ids.has(key.slice(key.indexOf(' ') + 1))).map(([, , at]) => at - commit.committedAt).sort((x, y) => x - y);
+    newlyActive = { workspaces: fresh.length, deliveries: times.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.at(-1) ?? NaN };
+  }
+  await waitForArrivals(receiver, measured + (newlyActive?.deliveries ?? 0), deadline);
+  const times = (await receiver.arrivals()).filter(([, path]) => path.startsWith('/busy/')).map(([, , at]) => at).sort((x, y) => x - y);
+  await fleet.stop();
+  const counted = Math.min(times.length, measured);
+  const row = { label, openDeliveries: queued, workspaces: busyIds.length, measured: counted, perSecond: (counted - 1) / ((times[counted - 1]! - times[0]!) / 1000), newlyActive };
+  const active = newlyActive ? `; ${newlyActive.deliveries} first attempts of ${newlyActive.workspaces} newly active workspaces p99 ${(newlyActive.p99Ms / 1000).toFixed(2)} s` : '';
+  b.log(`${label}: ${queued} open, first ${counted} first attempts at ${row.perSecond.toFixed(0)}/s${active}`);
+  await clearDeliveries(sql);
+  return row;
+}
+
+/**
+ * The workspaces, endpoints and fairness-queue rows of the run, once; returns the master key their
+ * secrets are sealed under (kept with them: each run's services otherwise get a fresh key). Every
+ * endpoint has its own sealed secret, since a sealed value opens only for its endpoint's id.
+ */
+async function ensureScaleWorkspaces(sql: Sql, sizes: { fresh: string[]; idle: number; busy: number }, log: (line: string) => void): Promise<string> {
+  await sql`create table if not exists bench_scale_setup (id int constraint bench_scale_setup_pkey primary key, master_key text not null)`;
+  const [kept] = await sql<{ master_key: string }[]>`select master_key from bench_scale_setup where id = 1`;
+  if (kept) return kept.master_key;
+  const key = randomBytes(32);
+  const rows: [string, Kind][] = [
+    ...sizes.fresh.map((id): [string, Kind] => [id, 'fresh']),
+    ...Array.from({ length: sizes.idle }, (): [string, Kind] => [randomUUID(), 'idle']),
+    ...Array.from({ length: sizes.busy }, (): [string, Kind] => [randomUUID(), 'busy']),
+  ];
+  const started = performance.now();
+  // One transaction: an interrupted seed leaves nothing behind.
+  await sql.begin(async (tx) => {
+    for (let from = 0; from < rows.length; from += SEED_BATCH) {
+      const batch = rows.slice(from, from + SEED_BATCH);
+      const endpoints = batch.map(() => randomUUID());
+      const sealed = endpoints.map((id) => sealSecret(key, id, generateEndpointSecret()).toString('hex'));
+      // The fresh workspaces exist (with offers); the others are made here, without members.
+      await tx`
+        with input as (
+          select * from unnest(${batch.map((r) => r[0])}::uuid[], ${batch.map((r) => r[1])}::text[], ${endpoints}::uuid[], ${sealed}::text[])
+                 with ordinality as t(workspace_id, kind, endpoint_id, sealed, n)
+        ),
+        made as (
+          insert into workspaces (id, name, timezone, currency, created_at)
+          select workspace_id, 'Scale ' || kind || ' ' || (${from} + n), 'UTC', 'EUR', now() from input where kind <> 'fresh'
+        ),
+        endpoints as (
+          insert into webhook_endpoints (id, workspace_id, url, event_types, secret_sealed, created_at, updated_at)
+          select endpoint_id, workspace_id, 'https://hooks.test/' || kind || '/' || (${from} + n), ${[...OFFER_WEBHOOK_TYPES]}::text[], decode(sealed, 'hex'), now(), now()
+            from input
+        )
+        insert into webhook_workspace_state (workspace_id, queue_position) select workspace_id, 1 from input`;
+      log(`  scale seed: ${(from + batch.length).toLocaleString('en')} of ${rows.length.toLocaleString('en')} workspaces with an endpoint, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+    await tx`insert into bench_scale_setup (id, master_key) values (1, ${key.toString('base64')})`;
+  });
+  await sql`vacuum analyze workspaces, webhook_endpoints, webhook_workspace_state`;
+  return key.toString('base64');
+}
