@@ -100,6 +100,15 @@ export async function waitForHealth(proc: NodeProcess, origin: string): Promise<
   await waitUntil(`${proc.name} did not become healthy at ${origin} (or it exited)`, healthy, proc.ended);
 }
 
+/** A server script on a free port (PORT), healthy; its log under `workDir`. */
+export async function startServer(name: string, script: string, options: Parameters<typeof startNode>[2] & { env: Record<string, string>; workDir: string }) {
+  const port = await freePort();
+  const proc = startNode(name, script, { ...options, env: { ...options.env, PORT: String(port) }, logFile: join(options.workDir, `${name}.log`) });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHealth(proc, origin);
+  return { proc, origin };
+}
+
 /**
  * Peak resident memory of a process in MB. The kernel keeps the high-water mark (VmHWM), and
  * writing 5 to clear_refs resets it, so each scenario gets its own peak.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Sql } from '../../src/db/connect.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import type { BenchOptions } from './options.js';
-import { benchEnv, cli, cpuMs, freePort, peakRssMb, resetPeakRss, runJson, startNode, waitForHealth, type NodeProcess } from './processes.js';
+import { benchEnv, cli, cpuMs, peakRssMb, resetPeakRss, runJson, startServer, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
 import { measureTracingCost } from './tracing-sink.js';
@@ -47,14 +47,8 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   await clearEndpoints(sql);
   // The in-memory limiter, as a single API process runs by default.
   const common = { ...benchEnv(db.url), OFFERDESK_DEMO_SEED: 'false', HOST: '127.0.0.1' };
-  /** A server on a free port, healthy; its log under the work directory. */
-  const start = async (name: string, script: string, env: Record<string, string>, more: { built?: boolean; args?: string[]; nodeArgs?: string[] } = {}): Promise<Side> => {
-    const port = await freePort();
-    const proc = startNode(name, script, { ...more, env: { ...common, ...env, PORT: String(port) }, logFile: join(options.workDir, `${name}.log`) });
-    const origin = `http://127.0.0.1:${port}`;
-    await waitForHealth(proc, origin);
-    return { proc, origin };
-  };
+  const start = (name: string, script: string, env: Record<string, string>, more: { built?: boolean; args?: string[]; nodeArgs?: string[] } = {}): Promise<Side> =>
+    startServer(name, script, { ...more, env: { ...common, ...env }, workDir: options.workDir });
   // The service as it ships: the built CLI (`npm start` runs it), `offerdesk serve --no-worker`,
   // by plain node. Run from source, the TypeScript loader's own thread alone added tens of MB to
   // its peak RSS; the baseline, a bench script, still runs from source (it serves no framework).

@@ -1,9 +1,25 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { systemClock } from '../../../src/clock.js';
+import { loadConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
-import { freePort, sleep, startNode, waitUntil } from '../processes.js';
+import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
+import { createLogger } from '../../../src/log.js';
+import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
+import { addEndpoint, type ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
+import { testCertificates } from '../../../test/support/https-receiver.js';
+import { analyzeWebhookTables } from '../autoanalyze.js';
+import type { BenchDatabase } from '../database.js';
+import { largest, percentile } from '../numbers.js';
+import type { BenchOptions } from '../options.js';
+import { benchEnv, freePort, sleep, startNode, waitUntil } from '../processes.js';
+import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
 
-/** The webhook benchmark's moving parts: the receiver process, worker processes, waiting. */
+/**
+ * What the webhook benchmark's phases share: the receiver process, worker processes, waiting, the
+ * bench of one database (startWebhookBench), a measured run of committed events and one of an
+ * open backlog.
+ */
 
 export const STALL_TIMEOUT_MS = 60_000;
 export const POLL_MS = 200;
@@ -26,7 +42,7 @@ export async function startReceiver(workDir: string, certs: { certPem: string; k
   const control = `http://127.0.0.1:${controlPort}`;
   const get = async <T>(path: string, method = 'GET'): Promise<T> => (await (await fetch(`${control}${path}`, { method })).json()) as T;
   await waitUntil('the webhook receiver did not start', () => get('/summary').then(() => true, () => false));
-  const summary = () => get<{ requests: number; distinct: number; duplicates: number }>('/summary');
+  const summary = (prefix = '') => get<{ requests: number; distinct: number; duplicates: number; paths: number }>(`/summary?prefix=${encodeURIComponent(prefix)}`);
   return { port, receiver: { proc, summary, reset: () => get('/reset', 'POST'), arrivals: () => get<[string, string, number, number][]>('/arrivals') } };
 }
 
@@ -97,4 +113,109 @@ export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (l
       log(`  ... ${requests} requests at the receiver, ${open} events in the outbox or first attempts open`);
     }
   }
+}
+
+export type WebhookOptions = BenchOptions['webhooks'] & { workDir: string; log: (line: string) => void };
+/** One measured run; statements and transactions per attempt from the workers' postgres.js debug hook. */
+export type RunStats = Awaited<ReturnType<typeof measure>>;
+
+/**
+ * What every phase uses: the bench database, the receiver, the worker environment, every workspace
+ * (`setup`) and those of the throughput runs (`workspaces`, the first `options.workspaces`).
+ */
+export type Bench = Awaited<ReturnType<typeof startWebhookBench>>;
+
+export type Events = Parameters<typeof commitEvents>[1];
+/** The event id of a receiver arrival key (path + ' ' + webhook-id). */
+export const eventOf = (key: string) => key.slice(key.indexOf(' ') + 1);
+
+export async function startWebhookBench(db: BenchDatabase, options: WebhookOptions) {
+  const setup = await ensureWebhookWorkspaces(db.sql, Math.max(options.workspaces, options.fairnessSmallWorkspaces + 1), options.log);
+  const certs = await testCertificates();
+  const { receiver, port } = await startReceiver(options.workDir, certs);
+  const env = {
+    ...benchEnv(db.url),
+    OFFERDESK_WEBHOOK_DEV_RESOLVE: `hooks.test=127.0.0.1:${port}`,
+    NODE_EXTRA_CA_CERTS: certs.caFile,
+    WEBHOOK_STARTS_PER_MINUTE: String(LIFTED_STARTS_PER_MINUTE),
+    WEBHOOK_WORKER_CONCURRENCY: String(options.concurrency),
+  };
+  const config = loadConfig({ ...process.env, ...env });
+  const management: ManagementDeps = { sql: db.sql, clock: systemClock, config: config.webhooks, masterKey: loadMasterKeys(config, createLogger('warn')).current };
+  return { sql: db.sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log: options.log };
+}
+
+/** An endpoint of the workspace at the receiver's `path`, subscribed to every offer event. */
+export const addHook = async (b: Bench, ws: { id: string; ownerId: string }, path: string) =>
+  (await addEndpoint(b.management, { workspaceId: ws.id, url: `https://hooks.test${path}`, events: [...OFFER_WEBHOOK_TYPES], actorId: ws.ownerId })).id;
+
+/** Every workspace gets `endpointsPerWorkspace` endpoints. */
+export async function addBenchEndpoints(b: Bench): Promise<void> {
+  await clearEndpoints(b.sql);
+  const started = performance.now();
+  for (const [i, ws] of b.setup.workspaces.entries()) {
+    for (let e = 1; e <= b.options.endpointsPerWorkspace; e++) await addHook(b, ws, `/ws/${i}/${e}`);
+  }
+  b.log(`added ${b.setup.workspaces.length * b.options.endpointsPerWorkspace} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+export function spread(b: Bench, total: number): Events {
+  const n = b.workspaces.length;
+  return b.workspaces.map((ws, i) => ({ workspaceId: ws.id, count: Math.floor(total / n) + (i < total % n ? 1 : 0) }));
+}
+
+/** When each event was committed, by event id: the start of its deliveries' end-to-end time. */
+export type Committed = Map<string, number>;
+export const allAt = ({ committedAt, ids }: { committedAt: number; ids: string[] }): Committed => new Map(ids.map((id) => [id, committedAt]));
+export const commitAll = (b: Bench, events: Events) => async () => allAt(await commitEvents(b.sql, events));
+
+/** One measured run: start `workers` workers, commit the events, wait until every first attempt arrived. */
+export async function measure(b: Bench, label: string, workers: number, commit: () => Promise<Committed>) {
+  const { sql, receiver } = b;
+  await clearDeliveries(sql);
+  await receiver.reset();
+  const fleet = await startWorkers(workers, b.env, b.options.workDir);
+  const committed = await commit();
+  await waitForFirstAttempts(sql, receiver, b.log);
+  const counts = await fleet.stop();
+  const { requests, duplicates } = await receiver.summary();
+  const attempted = requests || 1;
+  const arrivals = (await receiver.arrivals()).filter(([, path]) => !path.startsWith('/fail/'));
+  const latencies = arrivals.map(([key, , at]) => at - committed.get(eventOf(key))!).sort((x, y) => x - y);
+  const firstCommit = -largest([...committed.values()].map((at) => -at));
+  const seconds = (largest(arrivals.map(([, , at]) => at)) - firstCommit) / 1000;
+  const stats = {
+    ...{ events: committed.size, deliveries: arrivals.length, seconds, perSecond: arrivals.length / seconds, e2eP50Ms: percentile(latencies, 50), e2eP99Ms: percentile(latencies, 99) },
+    ...{ duplicates, workers, statementsPerDelivery: counts.statements / attempted, transactionsPerDelivery: counts.transactions / attempted },
+  };
+  b.log(
+    `${label.padEnd(22)} ${stats.deliveries} deliveries in ${seconds.toFixed(1)} s = ${stats.perSecond.toFixed(0)}/s, commit->receiver p50 ${stats.e2eP50Ms.toFixed(1)} ms ` +
+      `p99 ${stats.e2eP99Ms.toFixed(1)} ms, duplicates ${stats.duplicates}, ${stats.statementsPerDelivery.toFixed(2)} statements and ${stats.transactionsPerDelivery.toFixed(3)} transactions/delivery`,
+  );
+  return stats;
+}
+
+/**
+ * One worker against `perWorkspace` open deliveries to every endpoint of each workspace, timed over
+ * the first `measured` first attempts whose path starts with `path` from the first arrival (fewer
+ * if `deadline`, in Date.now() ms, passes first); `meanwhile` runs once the worker has started.
+ */
+export async function backlogRun<T>(b: Bench, workspaceIds: string[], perWorkspace: number, measured: number, more: { path?: string; deadline?: number; meanwhile?: () => Promise<T> } = {}) {
+  const { sql, receiver } = b;
+  await clearDeliveries(sql);
+  await receiver.reset();
+  const open = await seedOpenDeliveries(sql, workspaceIds, perWorkspace);
+  // A real backlog builds up over minutes, during which autovacuum's ANALYZE sees it; written
+  // here in one transaction, the worker would plan its claims for empty tables (each claim then
+  // read all 200,000 open rows several times over). Statistics are brought up to date first.
+  await analyzeWebhookTables(sql);
+  const fleet = await startWorkers(1, b.env, b.options.workDir);
+  const meanwhile = await more.meanwhile?.();
+  await waitForArrivals(receiver, Math.min(open, measured), more.deadline);
+  const times = (await receiver.arrivals()).filter(([, path]) => path.startsWith(more.path ?? '/')).map(([, , at]) => at).sort((x, y) => x - y);
+  const { duplicates } = await receiver.summary();
+  await fleet.stop();
+  await clearDeliveries(sql);
+  const counted = Math.min(times.length, measured);
+  return { openDeliveries: open, measured: counted, perSecond: (counted - 1) / ((times[counted - 1]! - times[0]!) / 1000), duplicates, meanwhile };
 }

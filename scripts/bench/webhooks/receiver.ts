@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
  * It keeps only what the benchmark counts: for each webhook-id the first arrival and how often it
  * came (duplicates), and the arrivals per path. A plain-HTTP control port serves them:
  *   POST /reset        forget everything
- *   GET  /summary      counts
+ *   GET  /summary      counts (?prefix=p: also how many distinct paths starting with p had an arrival)
  *   GET  /arrivals     every first arrival as [path + ' ' + webhook-id, path, wall-clock ms, count]
  *
  * Environment: RECEIVER_CERT, RECEIVER_KEY (PEM files), RECEIVER_PORT, RECEIVER_CONTROL_PORT.
@@ -57,10 +57,15 @@ const control = createHttpServer((req, res) => {
     requests = 0;
     return json({ ok: true });
   }
-  if (req.url === '/summary') {
+  if (req.url?.startsWith('/summary')) {
+    const prefix = new URL(req.url, 'http://control').searchParams.get('prefix');
     let duplicates = 0;
-    for (const a of arrivals.values()) duplicates += a.count - 1;
-    return json({ requests, distinct: arrivals.size, duplicates });
+    const paths = new Set<string>();
+    for (const a of arrivals.values()) {
+      duplicates += a.count - 1;
+      if (prefix !== null && a.path.startsWith(prefix)) paths.add(a.path);
+    }
+    return json({ requests, distinct: arrivals.size, duplicates, paths: paths.size });
   }
   if (req.url === '/arrivals') return json([...arrivals.entries()].map(([id, a]) => [id, a.path, a.at, a.count]));
   res.writeHead(404).end();

@@ -1,19 +1,11 @@
-import { systemClock } from '../../../src/clock.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Sql } from '../../../src/db/connect.js';
-import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
-import { createLogger } from '../../../src/log.js';
-import { addEndpoint, removeEndpoint, type ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
-import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
-import { testCertificates } from '../../../test/support/https-receiver.js';
-import { analyzeWebhookTables } from '../autoanalyze.js';
+import { removeEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import type { BenchDatabase } from '../database.js';
-import type { BenchOptions } from '../options.js';
-import { largest, percentile } from '../numbers.js';
-import { benchEnv, runJson, sleep } from '../processes.js';
-import { startReceiver, startWorkers, LIFTED_STARTS_PER_MINUTE, waitForArrivals, waitForFirstAttempts } from './harness.js';
+import { percentile } from '../numbers.js';
+import { runJson, sleep } from '../processes.js';
+import { addBenchEndpoints, addHook, allAt, backlogRun, commitAll, eventOf, measure, spread, startWebhookBench, startWorkers, waitForFirstAttempts, type Bench, type Committed, type RunStats, type WebhookOptions } from './harness.js';
+import { deliveryLogPhase } from '../delivery-log/run.js';
 import { workspaceScalePhase } from './scale.js';
-import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
+import { clearDeliveries, commitEvents } from './setup.js';
 
 /**
  * Webhook delivery: delivery workers (`offerdesk worker`'s startWorker, start limit lifted) against
@@ -26,9 +18,7 @@ import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces,
  *   backlog     one worker's rate with 2k / 20k / 200k open deliveries already queued
  *   fairness    one workspace with a huge backlog committed just before 10 events of every other
  */
-export type WebhookOptions = BenchOptions['webhooks'] & { workDir: string; log: (line: string) => void };
-/** One measured run; statements and transactions per attempt from the workers' postgres.js debug hook. */
-export type RunStats = Awaited<ReturnType<typeof measure>>;
+
 /** As bench/results.json holds it; ratio = worker deliveries/s over the baseline's (target >= 0.5). */
 export type WebhookResults = Awaited<ReturnType<typeof runWebhookBenchmark>>;
 
@@ -40,15 +30,6 @@ const METHOD =
   'Statements per delivery: every statement the worker process sent (postgres.js debug hook; begin/commit included) / attempts at the receiver. ' +
   'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count.';
 
-/**
- * What every phase uses: the bench database, the receiver, the worker environment, every workspace
- * (`setup`) and those of the throughput runs (`workspaces`, the first `options.workspaces`).
- */
-export type Bench = Awaited<ReturnType<typeof startWebhookBench>>;
-
-type Events = Parameters<typeof commitEvents>[1];
-/** The event id of a receiver arrival key (path + ' ' + webhook-id). */
-const eventOf = (key: string) => key.slice(key.indexOf(' ') + 1);
 
 export async function runWebhookBenchmark(db: BenchDatabase, options: WebhookOptions) {
   const b = await startWebhookBench(db, options);
@@ -62,75 +43,11 @@ export async function runWebhookBenchmark(db: BenchDatabase, options: WebhookOpt
     const fairness = await fairnessPhase(b);
     await clearDeliveries(b.sql);
     const workspaceScale = options.scale.busy > 0 ? await workspaceScalePhase(b) : null;
-    return { throughput, baseline, ratio: throughput.perSecond / baseline.perSecond, latency, failingEndpoints, scaleOut, backlog, fairness, workspaceScale, method: METHOD };
+    const deliveryLog = options.logRows > 0 ? await deliveryLogPhase(b, throughput) : null;
+    return { throughput, baseline, ratio: throughput.perSecond / baseline.perSecond, latency, failingEndpoints, scaleOut, backlog, fairness, workspaceScale, deliveryLog, method: METHOD };
   } finally {
     await b.receiver.proc.stop();
   }
-}
-
-async function startWebhookBench(db: BenchDatabase, options: WebhookOptions) {
-  const setup = await ensureWebhookWorkspaces(db.sql, Math.max(options.workspaces, options.fairnessSmallWorkspaces + 1), options.log);
-  const certs = await testCertificates();
-  const { receiver, port } = await startReceiver(options.workDir, certs);
-  const env = {
-    ...benchEnv(db.url),
-    OFFERDESK_WEBHOOK_DEV_RESOLVE: `hooks.test=127.0.0.1:${port}`,
-    NODE_EXTRA_CA_CERTS: certs.caFile,
-    WEBHOOK_STARTS_PER_MINUTE: String(LIFTED_STARTS_PER_MINUTE),
-    WEBHOOK_WORKER_CONCURRENCY: String(options.concurrency),
-  };
-  const config = loadConfig({ ...process.env, ...env });
-  const management: ManagementDeps = { sql: db.sql, clock: systemClock, config: config.webhooks, masterKey: loadMasterKeys(config, createLogger('warn')).current };
-  return { sql: db.sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log: options.log };
-}
-
-/** An endpoint of the workspace at the receiver's `path`, subscribed to every offer event. */
-const addHook = async (b: Bench, ws: { id: string; ownerId: string }, path: string) =>
-  (await addEndpoint(b.management, { workspaceId: ws.id, url: `https://hooks.test${path}`, events: [...OFFER_WEBHOOK_TYPES], actorId: ws.ownerId })).id;
-
-/** Every workspace gets `endpointsPerWorkspace` endpoints. */
-async function addBenchEndpoints(b: Bench): Promise<void> {
-  await clearEndpoints(b.sql);
-  const started = performance.now();
-  for (const [i, ws] of b.setup.workspaces.entries()) {
-    for (let e = 1; e <= b.options.endpointsPerWorkspace; e++) await addHook(b, ws, `/ws/${i}/${e}`);
-  }
-  b.log(`added ${b.setup.workspaces.length * b.options.endpointsPerWorkspace} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-}
-
-function spread(b: Bench, total: number): Events {
-  const n = b.workspaces.length;
-  return b.workspaces.map((ws, i) => ({ workspaceId: ws.id, count: Math.floor(total / n) + (i < total % n ? 1 : 0) }));
-}
-
-/** When each event was committed, by event id: the start of its deliveries' end-to-end time. */
-type Committed = Map<string, number>;
-const allAt = ({ committedAt, ids }: { committedAt: number; ids: string[] }): Committed => new Map(ids.map((id) => [id, committedAt]));
-const commitAll = (b: Bench, events: Events) => async () => allAt(await commitEvents(b.sql, events));
-
-/** One measured run: start `workers` workers, commit the events, wait until every first attempt arrived. */
-async function measure(b: Bench, label: string, workers: number, commit: () => Promise<Committed>) {
-  const { sql, receiver } = b;
-  await clearDeliveries(sql);
-  await receiver.reset();
-  const fleet = await startWorkers(workers, b.env, b.options.workDir);
-  const committed = await commit();
-  await waitForFirstAttempts(sql, receiver, b.log);
-  const counts = await fleet.stop();
-  const attempted = (await receiver.summary()).requests || 1;
-  const arrivals = (await receiver.arrivals()).filter(([, path]) => !path.startsWith('/fail/'));
-  const latencies = arrivals.map(([key, , at]) => at - committed.get(eventOf(key))!).sort((x, y) => x - y);
-  const firstCommit = -largest([...committed.values()].map((at) => -at));
-  const seconds = (largest(arrivals.map(([, , at]) => at)) - firstCommit) / 1000;
-  const stats = {
-    ...{ events: committed.size, deliveries: arrivals.length, seconds, perSecond: arrivals.length / seconds, e2eP50Ms: percentile(latencies, 50), e2eP99Ms: percentile(latencies, 99) },
-    ...{ duplicates: (await receiver.summary()).duplicates, workers, statementsPerDelivery: counts.statements / attempted, transactionsPerDelivery: counts.transactions / attempted },
-  };
-  b.log(
-    `${label.padEnd(22)} ${stats.deliveries} deliveries in ${seconds.toFixed(1)} s = ${stats.perSecond.toFixed(0)}/s, commit->receiver p50 ${stats.e2eP50Ms.toFixed(1)} ms ` +
-      `p99 ${stats.e2eP99Ms.toFixed(1)} ms, duplicates ${stats.duplicates}, ${stats.statementsPerDelivery.toFixed(2)} statements and ${stats.transactionsPerDelivery.toFixed(3)} transactions/delivery`,
-  );
-  return stats;
 }
 
 /** The same deliveries through the project's sender at the same concurrency, without the database. */
@@ -197,28 +114,13 @@ async function smallerBacklogPhase(b: Bench) {
  * `backlogMeasured` first attempts from the first arrival, so worker start-up is not in it.
  */
 async function backlogPhase(b: Bench) {
-  const { sql, receiver, options } = b;
-  const rows: { openDeliveries: number; measured: number; perSecond: number; duplicates: number }[] = [];
-  for (const size of options.backlogSizes) {
-    await clearDeliveries(sql);
-    await receiver.reset();
-    const perWorkspace = Math.max(1, Math.round(size / (b.workspaces.length * options.endpointsPerWorkspace)));
-    const open = await seedOpenDeliveries(sql, b.workspaces.map((ws) => ws.id), perWorkspace);
-    // A real backlog builds up over minutes, during which autovacuum's ANALYZE sees it; written
-    // here in one transaction, the worker would plan its claims for empty tables (each claim then
-    // read all 200,000 open rows several times over). Statistics are brought up to date first.
-    await analyzeWebhookTables(sql);
-    const measured = Math.min(open, options.backlogMeasured);
-    const fleet = await startWorkers(1, b.env, options.workDir);
-    await waitForArrivals(receiver, measured);
-    const times = (await receiver.arrivals()).map(([, , at]) => at).sort((x, y) => x - y);
-    const { duplicates } = await receiver.summary();
-    await fleet.stop();
-    const row = { openDeliveries: open, measured, perSecond: (measured - 1) / ((times[measured - 1]! - times[0]!) / 1000), duplicates };
-    b.log(`backlog ${String(open).padStart(7)} open      first ${measured} first attempts at ${row.perSecond.toFixed(0)}/s`);
+  const rows = [];
+  for (const size of b.options.backlogSizes) {
+    const perWorkspace = Math.max(1, Math.round(size / (b.workspaces.length * b.options.endpointsPerWorkspace)));
+    const row = await backlogRun(b, b.workspaces.map((ws) => ws.id), perWorkspace, Math.min(size, b.options.backlogMeasured));
+    b.log(`backlog ${String(row.openDeliveries).padStart(7)} open      first ${row.measured} first attempts at ${row.perSecond.toFixed(0)}/s`);
     rows.push(row);
   }
-  await clearDeliveries(sql);
   return rows;
 }
 

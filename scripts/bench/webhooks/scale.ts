@@ -3,12 +3,12 @@ import { loadConfig } from '../../../src/config.js';
 import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
 import { generateEndpointSecret, sealSecret } from '../../../src/sealing/secrets.js';
 import type { Sql } from '../../../src/db/connect.js';
-import { analyzeWebhookTables, startAutoanalyzeStandIn } from '../autoanalyze.js';
+import { startAutoanalyzeStandIn } from '../autoanalyze.js';
 import { openBenchDatabase } from '../database.js';
 import { percentile } from '../numbers.js';
-import type { Bench } from './run.js';
-import { startWorkers, waitForArrivals, waitForFirstAttempts } from './harness.js';
-import { clearDeliveries, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
+import { waitUntil } from '../processes.js';
+import { backlogRun, waitForArrivals, type Bench } from './harness.js';
+import { commitEvents, ensureWebhookWorkspaces } from './setup.js';
 
 /**
  * Many tenants (`--workspaces n --idle-workspaces m`): the claim's cost and fairness must not grow
@@ -35,7 +35,7 @@ export async function workspaceScalePhase(main: Bench) {
   const stopAnalyze = startAutoanalyzeStandIn(db.sql, db.setup.autovacuum, () => {});
   try {
     const fresh = (await ensureWebhookWorkspaces(db.sql, fairnessSmallWorkspaces, main.log)).workspaces.map((w) => w.id);
-    const masterKey = await ensureScaleWorkspaces(db.sql, { fresh, idle, busy }, main.log);
+    const masterKey = await ensureScaleWorkspaces(db.sql, { fresh, endpoints: 1, idle, busy }, main.log);
     const b: Bench = { ...main, sql: db.sql, env: { ...main.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: masterKey } };
     const busyIds = (await db.sql<{ id: string }[]>`select id from workspaces where name like 'Scale busy %' order by id`).map((r) => r.id);
     const open = backlogSizes.at(-1)!;
@@ -51,37 +51,29 @@ export async function workspaceScalePhase(main: Bench) {
 
 /**
  * One worker against `open` deliveries over `busyIds`, timed over the first `measured` first
- * attempts from the first arrival (or what arrived within WINDOW_MS); with `fresh`, events are
- * committed into those workspaces once the backlog is under way.
+ * attempts (or what arrived within WINDOW_MS); with `fresh`, events are committed into those
+ * workspaces once the backlog is under way, and their first attempts timed from the commit.
  */
 async function scaleRun(b: Bench, label: string, busyIds: string[], open: number, measured: number, fresh: string[] | null) {
-  const { sql, receiver } = b;
-  await clearDeliveries(sql);
-  await receiver.reset();
+  const { sql, receiver, options } = b;
   await sql`update webhook_workspace_state s set queue_position = case when w.name like 'Scale busy %' then 2 else 1 end,
                    window_started_at = null, window_starts = 0, last_served_at = null
               from workspaces w where w.id = s.workspace_id`;
-  const queued = await seedOpenDeliveries(sql, busyIds, Math.max(1, Math.round(open / busyIds.length)));
-  await analyzeWebhookTables(sql);
-  const fleet = await startWorkers(1, b.env, b.options.workDir);
   const deadline = Date.now() + WINDOW_MS;
-  let newlyActive = null;
-  if (fresh) {
-    await waitForArrivals(receiver, b.options.backlogMeasured, deadline);
-    const commit = await commitEvents(sql, fresh.map((workspaceId) => ({ workspaceId, count: b.options.fairnessSmallEvents })));
-    await waitForFirstAttempts(sql, receiver, b.log, fresh);
-    const ids = new Set(commit.ids);
-    const times = (await receiver.arrivals()).filter(([key]) => ids.has(key.slice(key.indexOf(' ') + 1))).map(([, , at]) => at - commit.committedAt).sort((x, y) => x - y);
-    newlyActive = { workspaces: fresh.length, deliveries: times.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.at(-1) ?? NaN };
-  }
-  await waitForArrivals(receiver, measured + (newlyActive?.deliveries ?? 0), deadline);
-  const times = (await receiver.arrivals()).filter(([, path]) => path.startsWith('/busy/')).map(([, , at]) => at).sort((x, y) => x - y);
-  await fleet.stop();
-  const counted = Math.min(times.length, measured);
-  const row = { label, openDeliveries: queued, workspaces: busyIds.length, measured: counted, perSecond: (counted - 1) / ((times[counted - 1]! - times[0]!) / 1000), newlyActive };
-  const active = newlyActive ? `; ${newlyActive.deliveries} first attempts of ${newlyActive.workspaces} newly active workspaces p99 ${(newlyActive.p99Ms / 1000).toFixed(2)} s` : '';
-  b.log(`${label}: ${queued} open, first ${counted} first attempts at ${row.perSecond.toFixed(0)}/s${active}`);
-  await clearDeliveries(sql);
+  // A workspace's first attempt: the first arrival at its endpoint (each has one here).
+  const newlyActive = async () => {
+    await waitForArrivals(receiver, options.backlogMeasured, deadline);
+    const commit = await commitEvents(sql, fresh!.map((workspaceId) => ({ workspaceId, count: options.fairnessSmallEvents })));
+    await waitUntil('newly active workspaces had no first attempt', async () => (await receiver.summary('/fresh/')).paths >= fresh!.length, () => false, WINDOW_MS);
+    const firsts = new Map<string, number>();
+    for (const [, path, at] of await receiver.arrivals()) if (path.startsWith('/fresh/')) firsts.set(path, Math.min(at, firsts.get(path) ?? Infinity));
+    const times = [...firsts.values()].map((at) => at - commit.committedAt).sort((x, y) => x - y);
+    return { workspaces: fresh!.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.at(-1) ?? NaN };
+  };
+  const run = await backlogRun(b, busyIds, Math.max(1, Math.round(open / busyIds.length)), measured, { path: '/busy/', deadline, meanwhile: fresh ? newlyActive : undefined });
+  const row = { label, workspaces: busyIds.length, ...run, newlyActive: run.meanwhile ?? null };
+  const active = row.newlyActive ? `; first attempts of ${row.newlyActive.workspaces} newly active workspaces p99 ${(row.newlyActive.p99Ms / 1000).toFixed(2)} s` : '';
+  b.log(`${label}: ${row.openDeliveries} open, first ${row.measured} first attempts at ${row.perSecond.toFixed(0)}/s${active}`);
   return row;
 }
 
@@ -90,13 +82,13 @@ async function scaleRun(b: Bench, label: string, busyIds: string[], open: number
  * secrets are sealed under (kept with them: each run's services otherwise get a fresh key). Every
  * endpoint has its own sealed secret, since a sealed value opens only for its endpoint's id.
  */
-async function ensureScaleWorkspaces(sql: Sql, sizes: { fresh: string[]; idle: number; busy: number }, log: (line: string) => void): Promise<string> {
+export async function ensureScaleWorkspaces(sql: Sql, sizes: { fresh: string[]; endpoints: number; idle: number; busy: number }, log: (line: string) => void): Promise<string> {
   await sql`create table if not exists bench_scale_setup (id int constraint bench_scale_setup_pkey primary key, master_key text not null)`;
   const [kept] = await sql<{ master_key: string }[]>`select master_key from bench_scale_setup where id = 1`;
   if (kept) return kept.master_key;
   const key = randomBytes(32);
   const rows: [string, Kind][] = [
-    ...sizes.fresh.map((id): [string, Kind] => [id, 'fresh']),
+    ...sizes.fresh.flatMap((id) => Array.from({ length: sizes.endpoints }, (): [string, Kind] => [id, 'fresh'])),
     ...Array.from({ length: sizes.idle }, (): [string, Kind] => [randomUUID(), 'idle']),
     ...Array.from({ length: sizes.busy }, (): [string, Kind] => [randomUUID(), 'busy']),
   ];
@@ -122,7 +114,7 @@ async function ensureScaleWorkspaces(sql: Sql, sizes: { fresh: string[]; idle: n
           select endpoint_id, workspace_id, 'https://hooks.test/' || kind || '/' || (${from} + n), ${[...OFFER_WEBHOOK_TYPES]}::text[], decode(sealed, 'hex'), now(), now()
             from input
         )
-        insert into webhook_workspace_state (workspace_id, queue_position) select workspace_id, 1 from input`;
+        insert into webhook_workspace_state (workspace_id, queue_position) select distinct workspace_id, 1 from input`;
       log(`  scale seed: ${(from + batch.length).toLocaleString('en')} of ${rows.length.toLocaleString('en')} workspaces with an endpoint, ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
     await tx`insert into bench_scale_setup (id, master_key) values (1, ${key.toString('base64')})`;
