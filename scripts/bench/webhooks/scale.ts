@@ -1,8 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../../src/config.js';
-import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
-import { generateEndpointSecret, sealSecret } from '../../../src/sealing/secrets.js';
 import type { Sql } from '../../../src/db/connect.js';
+import { seedTenants, type TenantRow } from '../../../src/seed/tenants.js';
 import { startAutoanalyzeStandIn } from '../autoanalyze.js';
 import { openBenchDatabase } from '../database.js';
 import { percentile } from '../numbers.js';
@@ -24,10 +23,8 @@ import { commitEvents, ensureWebhookWorkspaces } from './setup.js';
  */
 export type ScaleResults = Awaited<ReturnType<typeof workspaceScalePhase>>;
 
-const SEED_BATCH = 10_000;
 /** The longest a run is timed: a claim that grows with the workspaces may not reach its count. */
 const WINDOW_MS = 120_000;
-type Kind = 'fresh' | 'idle' | 'busy';
 
 export async function workspaceScalePhase(main: Bench) {
   const { scale: { busy, idle }, workspaces, backlogSizes, backlogMeasured, fairnessSmallWorkspaces } = main.options;
@@ -37,7 +34,7 @@ export async function workspaceScalePhase(main: Bench) {
     const fresh = (await ensureWebhookWorkspaces(db.sql, fairnessSmallWorkspaces, main.log)).workspaces.map((w) => w.id);
     const masterKey = await ensureScaleWorkspaces(db.sql, { fresh, endpoints: 1, idle, busy }, main.log);
     const b: Bench = { ...main, sql: db.sql, env: { ...main.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: masterKey } };
-    const busyIds = (await db.sql<{ id: string }[]>`select id from workspaces where name like 'Scale busy %' order by id`).map((r) => r.id);
+    const busyIds = (await db.sql<{ id: string }[]>`select id from workspaces where name like 'Tenant busy %' order by id`).map((r) => r.id);
     const open = backlogSizes.at(-1)!;
     const measured = backlogMeasured * 10;
     const reference = await scaleRun(b, `${workspaces} busy workspaces`, busyIds.slice(0, workspaces), open, measured, null);
@@ -56,7 +53,7 @@ export async function workspaceScalePhase(main: Bench) {
  */
 async function scaleRun(b: Bench, label: string, busyIds: string[], open: number, measured: number, fresh: string[] | null) {
   const { sql, receiver, options } = b;
-  await sql`update webhook_workspace_state s set queue_position = case when w.name like 'Scale busy %' then 2 else 1 end,
+  await sql`update webhook_workspace_state s set queue_position = case when w.name like 'Tenant busy %' then 2 else 1 end,
                    window_started_at = null, window_starts = 0, last_served_at = null
               from workspaces w where w.id = s.workspace_id`;
   const deadline = Date.now() + WINDOW_MS;
@@ -78,47 +75,24 @@ async function scaleRun(b: Bench, label: string, busyIds: string[], open: number
 }
 
 /**
- * The workspaces, endpoints and fairness-queue rows of the run, once; returns the master key their
- * secrets are sealed under (kept with them: each run's services otherwise get a fresh key). Every
- * endpoint has its own sealed secret, since a sealed value opens only for its endpoint's id.
+ * The workspaces, endpoints and fairness-queue rows of the run, once (src/seed/tenants.ts); returns
+ * the master key their secrets are sealed under, kept with them: each run's services otherwise get
+ * a fresh key. The idle and fresh workspaces stand ahead of the busy ones in the queue.
  */
 export async function ensureScaleWorkspaces(sql: Sql, sizes: { fresh: string[]; endpoints: number; idle: number; busy: number }, log: (line: string) => void): Promise<string> {
   await sql`create table if not exists bench_scale_setup (id int constraint bench_scale_setup_pkey primary key, master_key text not null)`;
   const [kept] = await sql<{ master_key: string }[]>`select master_key from bench_scale_setup where id = 1`;
   if (kept) return kept.master_key;
-  const key = randomBytes(32);
-  const rows: [string, Kind][] = [
-    ...sizes.fresh.flatMap((id) => Array.from({ length: sizes.endpoints }, (): [string, Kind] => [id, 'fresh'])),
-    ...Array.from({ length: sizes.idle }, (): [string, Kind] => [randomUUID(), 'idle']),
-    ...Array.from({ length: sizes.busy }, (): [string, Kind] => [randomUUID(), 'busy']),
+  const masterKey = randomBytes(32);
+  const rows: TenantRow[] = [
+    ...sizes.fresh.flatMap((workspaceId) => Array.from({ length: sizes.endpoints }, () => ({ workspaceId, kind: 'fresh' }))),
+    ...Array.from({ length: sizes.idle }, () => ({ workspaceId: null, kind: 'idle' })),
+    ...Array.from({ length: sizes.busy }, () => ({ workspaceId: null, kind: 'busy' })),
   ];
   const started = performance.now();
-  // One transaction: an interrupted seed leaves nothing behind.
-  await sql.begin(async (tx) => {
-    for (let from = 0; from < rows.length; from += SEED_BATCH) {
-      const batch = rows.slice(from, from + SEED_BATCH);
-      const endpoints = batch.map(() => randomUUID());
-      const sealed = endpoints.map((id) => sealSecret(key, id, generateEndpointSecret()).toString('hex'));
-      // The fresh workspaces exist (with offers); the others are made here, without members.
-      await tx`
-        with input as (
-          select * from unnest(${batch.map((r) => r[0])}::uuid[], ${batch.map((r) => r[1])}::text[], ${endpoints}::uuid[], ${sealed}::text[])
-                 with ordinality as t(workspace_id, kind, endpoint_id, sealed, n)
-        ),
-        made as (
-          insert into workspaces (id, name, timezone, currency, created_at)
-          select workspace_id, 'Scale ' || kind || ' ' || (${from} + n), 'UTC', 'EUR', now() from input where kind <> 'fresh'
-        ),
-        endpoints as (
-          insert into webhook_endpoints (id, workspace_id, url, event_types, secret_sealed, created_at, updated_at)
-          select endpoint_id, workspace_id, 'https://hooks.test/' || kind || '/' || (${from} + n), ${[...OFFER_WEBHOOK_TYPES]}::text[], decode(sealed, 'hex'), now(), now()
-            from input
-        )
-        insert into webhook_workspace_state (workspace_id, queue_position) select distinct workspace_id, 1 from input`;
-      log(`  scale seed: ${(from + batch.length).toLocaleString('en')} of ${rows.length.toLocaleString('en')} workspaces with an endpoint, ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    }
-    await tx`insert into bench_scale_setup (id, master_key) values (1, ${key.toString('base64')})`;
-  });
+  const progress = (done: number) => log(`  scale seed: ${done.toLocaleString('en')} of ${rows.length.toLocaleString('en')} endpoints, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await seedTenants(sql, { rows, host: 'hooks.test', masterKey, queuePosition: (kind) => (kind === 'busy' ? 2 : 1), progress });
+  await sql`insert into bench_scale_setup (id, master_key) values (1, ${masterKey.toString('base64')})`;
   await sql`vacuum analyze workspaces, webhook_endpoints, webhook_workspace_state`;
-  return key.toString('base64');
+  return masterKey.toString('base64');
 }
