@@ -31,12 +31,12 @@ export async function seedTenants(
       await tx`
         with input as (
           select t.*, ${from}::int + t.n as number
-            from unnest(${batch.map((r) => r.workspaceId)}::uuid[], ${batch.map((r) => r.isNew)}::boolean[], ${batch.map((r) => r.kind)}::text[],
+            from unnest(${batch.map((r) => r.workspaceId)}::uuid[], ${batch.map((r) => (r.isNew ? 1 : 0))}::int[], ${batch.map((r) => r.kind)}::text[],
                         ${batch.map((r) => r.endpointId)}::uuid[], ${sealed}::text[]) with ordinality as t(workspace_id, is_new, kind, endpoint_id, sealed, n)
         ),
         made as (
           insert into workspaces (id, name, timezone, currency, created_at)
-          select workspace_id, 'Tenant ' || kind || ' ' || number, 'UTC', 'EUR', now() from input where is_new
+          select workspace_id, 'Tenant ' || kind || ' ' || number, 'UTC', 'EUR', now() from input where is_new = 1
         ),
         endpoints as (
           insert into webhook_endpoints (id, workspace_id, url, event_types, secret_sealed, created_at, updated_at)
