@@ -13,6 +13,8 @@ const USAGE = `usage: npm run bench [-- options]
   --only read|webhooks  run one part
   --workspaces <n>      webhooks: also n workspaces with waiting deliveries beside --idle-workspaces <m> idle
                         ones with endpoints (own database, seeded once), against 200 workspaces (20000, 50000)
+  --log-rows <n>        webhooks: also the console's delivery log, retention and the worker with n finished
+                        deliveries over 30 days (own database, seeded once; 20000000)
   --duration <s>        seconds per read scenario and side (default 10)
   --connections <n>     concurrent connections of the load generator (default 32)
   --events <n>          webhook events of the throughput run (default 100000)
@@ -32,7 +34,7 @@ export function parseOptions(argv: string[]) {
   const text = { type: 'string' } as const;
   let values;
   try {
-    const options = { smoke: flag, reseed: flag, profile: flag, help: flag, only: { type: 'string', default: 'all' }, duration: text, connections: text, events: text, concurrency: text, database: text, workspaces: text, 'idle-workspaces': text } as const;
+    const options = { smoke: flag, reseed: flag, profile: flag, help: flag, only: { type: 'string', default: 'all' }, duration: text, connections: text, events: text, concurrency: text, database: text, workspaces: text, 'idle-workspaces': text, 'log-rows': text } as const;
     ({ values } = parseArgs({ args: argv, options, strict: true }));
   } catch (error) {
     fail((error as Error).message);
@@ -88,6 +90,7 @@ export function parseOptions(argv: string[]) {
       backlogMeasured: smoke ? 200 : 2_000,
       /** Workspaces with waiting deliveries and idle ones beside them; 0: no such run. */
       scale: { busy: number(values.workspaces, 'workspaces'), idle: number(values['idle-workspaces'], 'idle-workspaces') },
+      logRows: number(values['log-rows'], 'log-rows'),
     },
     // The smoke run's file is ignored by git; only a full run replaces bench/results.json.
     resultsFile: smoke ? 'bench/results.tmp.json' : 'bench/results.json',

@@ -27,6 +27,7 @@ export const TARGETS = {
   ...{ seedSeconds: 180, readRatio: 0.6, readCpuRatio: 2, expiredLatencyRatio: 2, deepPageRatio: 1.2, rssMb: 250 },
   ...{ webhookRatio: 0.5, webhookP50Ms: 250, failingEndpointSlowdown: 0.1, webhookBacklogShare: 0.8, webhookScaleOut: 1.7, webhookFairnessP99Ms: 5_000 },
   ...{ webhookStatementsPerDelivery: 1.5, webhookTransactionsPerDelivery: 0.2, workspaceScaleShare: 0.8, newlyActiveP99Ms: 5_000 },
+  ...{ logPageP95Ms: 50, logWorkerShare: 0.9, logRetentionMs: 1_000 },
 };
 
 const f = (value: number | null | undefined, digits = 0) => (value === null || value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(digits));
@@ -92,13 +93,24 @@ function webhookTargets(w: WebhookResults): string[] {
   ];
 }
 
-function scaleTargets({ workspaceScale: ws }: WebhookResults): string[] {
-  if (!ws) return [];
-  const p99 = ws.scale.newlyActive?.p99Ms ?? NaN;
-  return [
-    target(`${ws.busy} busy + ${ws.idle} idle workspaces >= ${TARGETS.workspaceScaleShare}x the rate over ${ws.reference.workspaces}: ${f(ws.ratio, 2)}x`, ws.ratio >= TARGETS.workspaceScaleShare),
-    target(`a newly active workspace's first attempt beside them, p99 <= ${TARGETS.newlyActiveP99Ms / 1000} s: ${f(p99 / 1000, 2)} s`, p99 <= TARGETS.newlyActiveP99Ms),
-  ];
+function scaleTargets({ workspaceScale: ws, deliveryLog: dl, throughput }: WebhookResults): string[] {
+  const rows = [];
+  if (ws) {
+    const p99 = ws.scale.newlyActive?.p99Ms ?? NaN;
+    rows.push(
+      target(`${ws.busy} busy + ${ws.idle} idle workspaces >= ${TARGETS.workspaceScaleShare}x the rate over ${ws.reference.workspaces}: ${f(ws.ratio, 2)}x`, ws.ratio >= TARGETS.workspaceScaleShare),
+      target(`newly active workspaces' first attempt p99 <= ${TARGETS.newlyActiveP99Ms / 1000} s beside them: ${f(p99 / 1000, 2)} s`, p99 <= TARGETS.newlyActiveP99Ms),
+    );
+  }
+  if (dl) {
+    const n = dl.rows.toLocaleString('en');
+    rows.push(
+      target(`delivery log of ${n}: every filter p95 < ${TARGETS.logPageP95Ms} ms over HTTP: worst ${f(dl.worstP95Ms, 1)} ms`, dl.worstP95Ms < TARGETS.logPageP95Ms),
+      target(`worker beside that log >= ${TARGETS.logWorkerShare}x its rate with an empty log: ${f(dl.ratio, 2)}x (${f(dl.withLog.perSecond)} vs ${f(throughput.perSecond)}/s)`, dl.ratio >= TARGETS.logWorkerShare),
+      target(`retention of one day (${dl.retention.rows.toLocaleString('en')} deliveries) < ${TARGETS.logRetentionMs} ms: ${f(dl.retention.ms)} ms`, dl.retention.ms < TARGETS.logRetentionMs),
+    );
+  }
+  return rows;
 }
 
 export function printReport(results: BenchResults, options: BenchOptions, log: (line: string) => void): void {
@@ -136,6 +148,10 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
       log(`\nmany workspaces (1 worker, one endpoint each, first ${w.workspaceScale.reference.measured} first attempts from the first arrival)`);
       const rows = [w.workspaceScale.reference, w.workspaceScale.scale].map((r) => [r.label, String(r.openDeliveries), f(r.perSecond), r.newlyActive ? `p50 ${f(r.newlyActive.p50Ms / 1000, 2)} p99 ${f(r.newlyActive.p99Ms / 1000, 2)} s` : '-']);
       log(table(['run', 'open deliveries', 'per s', 'newly active first attempts'], rows));
+    }
+    if (w.deliveryLog) {
+      log(`\ndelivery log of ${w.deliveryLog.rows.toLocaleString('en')} deliveries over ${w.deliveryLog.days} days (the console over HTTP, pages of 50)`);
+      log(table(['filter', 'p50 ms', 'p95 ms', 'max ms'], w.deliveryLog.pages.map((p) => [p.name, f(p.p50Ms, 1), f(p.p95Ms, 1), f(p.maxMs, 1)])));
     }
     if (!options.smoke) log(['targets:', ...webhookTargets(w)].join('\n'));
   }

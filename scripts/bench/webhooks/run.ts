@@ -3,6 +3,7 @@ import type { BenchDatabase } from '../database.js';
 import { percentile } from '../numbers.js';
 import { runJson, sleep } from '../processes.js';
 import { addBenchEndpoints, addHook, allAt, backlogRun, commitAll, eventOf, measure, spread, startWebhookBench, startWorkers, waitForFirstAttempts, type Bench, type Committed, type RunStats, type WebhookOptions } from './harness.js';
+import { deliveryLogPhase } from '../delivery-log/run.js';
 import { workspaceScalePhase } from './scale.js';
 import { clearDeliveries, commitEvents } from './setup.js';
 
@@ -42,7 +43,8 @@ export async function runWebhookBenchmark(db: BenchDatabase, options: WebhookOpt
     const fairness = await fairnessPhase(b);
     await clearDeliveries(b.sql);
     const workspaceScale = options.scale.busy > 0 ? await workspaceScalePhase(b) : null;
-    return { throughput, baseline, ratio: throughput.perSecond / baseline.perSecond, latency, failingEndpoints, scaleOut, backlog, fairness, workspaceScale, method: METHOD };
+    const deliveryLog = options.logRows > 0 ? await deliveryLogPhase(b, throughput) : null;
+    return { throughput, baseline, ratio: throughput.perSecond / baseline.perSecond, latency, failingEndpoints, scaleOut, backlog, fairness, workspaceScale, deliveryLog, method: METHOD };
   } finally {
     await b.receiver.proc.stop();
   }
