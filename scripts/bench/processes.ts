@@ -110,6 +110,15 @@ export async function startServer(name: string, script: string, options: Paramet
 }
 
 /**
+ * The service as it ships: the built CLI (`npm start` runs it), `offerdesk serve --no-worker`, by
+ * plain node, on the bench database with `env` on top of benchEnv (no demo seed, loopback only).
+ */
+export function startService(name: string, databaseUrl: string, env: Record<string, string>, workDir: string, nodeArgs: string[] = []) {
+  const common = { ...benchEnv(databaseUrl), OFFERDESK_DEMO_SEED: 'false', HOST: '127.0.0.1' };
+  return startServer(name, 'bin/offerdesk.js', { built: true, args: ['serve', '--no-worker'], nodeArgs, env: { ...common, ...env }, workDir });
+}
+
+/**
  * Peak resident memory of a process in MB. The kernel keeps the high-water mark (VmHWM), and
  * writing 5 to clear_refs resets it, so each scenario gets its own peak.
  */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Sql } from '../../src/db/connect.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import type { BenchOptions } from './options.js';
-import { benchEnv, cli, cpuMs, peakRssMb, resetPeakRss, runJson, startServer, type NodeProcess } from './processes.js';
+import { benchEnv, cli, cpuMs, peakRssMb, resetPeakRss, runJson, startServer, startService, type NodeProcess } from './processes.js';
 import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
 import { measureTracingCost } from './tracing-sink.js';
@@ -45,21 +45,17 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   // master key; the service refuses to start under another key (the start check of
   // src/sealing/key-check.ts). The read benchmark needs no endpoint: forget them.
   await clearEndpoints(sql);
-  // The in-memory limiter, as a single API process runs by default.
-  const common = { ...benchEnv(db.url), OFFERDESK_DEMO_SEED: 'false', HOST: '127.0.0.1' };
-  const start = (name: string, script: string, env: Record<string, string>, more: { built?: boolean; args?: string[]; nodeArgs?: string[] } = {}): Promise<Side> =>
-    startServer(name, script, { ...more, env: { ...common, ...env }, workDir: options.workDir });
-  // The service as it ships: the built CLI (`npm start` runs it), `offerdesk serve --no-worker`,
-  // by plain node. Run from source, the TypeScript loader's own thread alone added tens of MB to
-  // its peak RSS; the baseline, a bench script, still runs from source (it serves no framework).
-  const startService = (name: string, env: Record<string, string>, nodeArgs: string[] = []) =>
-    start(name, 'bin/offerdesk.js', { RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...env }, { built: true, args: ['serve', '--no-worker'], nodeArgs });
+  // The in-memory limiter, as a single API process runs by default. The service runs built (run
+  // from source, the TypeScript loader's own thread alone added tens of MB to its peak RSS); the
+  // baseline, a bench script, still runs from source (it serves no framework).
+  const startLifted = (name: string, env: Record<string, string>, nodeArgs: string[] = []) =>
+    startService(name, db.url, { RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...env }, options.workDir, nodeArgs);
   const profile = options.profileDir;
   // Only this run's profiles (node makes the directory again).
   if (profile) rmSync(profile, { recursive: true, force: true });
   const [service, baseline] = await Promise.all([
-    startService('service', {}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
-    start('baseline', 'baseline-server.ts', { BENCH_WORKSPACE_ID: seeded.workspaceId }),
+    startLifted('service', {}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+    startServer('baseline', 'baseline-server.ts', { env: { ...benchEnv(db.url), HOST: '127.0.0.1', BENCH_WORKSPACE_ID: seeded.workspaceId }, workDir: options.workDir }),
   ]);
   const sides = { service, baseline };
   try {
@@ -92,7 +88,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
       );
     }
     const mix = scenarios.find((s) => s.name === 'mix')!;
-    const tracing = await measureTracingCost({ scenario: mix.name, start: startService, measure: (side) => measureSide(side, mix, options), log: options.log });
+    const tracing = await measureTracingCost({ scenario: mix.name, start: startLifted, measure: (side) => measureSide(side, mix, options), log: options.log });
     const first = results.find((r) => r.name === 'offers-page-1')!;
     const deep = results.find((r) => r.name === 'offers-page-deep')!;
     const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);

@@ -34,7 +34,7 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
              case when i < ${shared} then array[${a}::uuid, ${b}::uuid] when i < ${shared + small} then array[${c}::uuid] else array[${o}::uuid] end as endpoints,
              (${[...SEED_TYPES]}::text[])[1 + i % 6] as type,
              md5(${day.toISOString()} || ':' || (i / 4)::text)::uuid as offer_id,
-             ${day}::timestamptz + make_interval(secs => 10 + i * ${step / 1000}) as finished_at,
+             ${day}::timestamptz + make_interval(secs => 10 + i * ${step / 1000}::float8) as finished_at,
              case when i % 100 < 6 then 'failed' when i % 100 < 8 then 'cancelled' else 'succeeded' end as status
         from generate_series(0, ${shared + small + other - 1}) as i`;
     await tx`

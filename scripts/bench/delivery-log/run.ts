@@ -1,22 +1,25 @@
-import { systemClock, DAY, ManualClock } from '../../../src/clock.js';
-import { loadConfig } from '../../../src/config.js';
+import { randomUUID } from 'node:crypto';
+import { DAY, ManualClock, systemClock } from '../../../src/clock.js';
 import type { Sql } from '../../../src/db/connect.js';
+import { createAccount, createWorkspace } from '../../../src/domain/accounts.js';
 import { createSession } from '../../../src/domain/sessions.js';
 import { deliveryLogRetentionJob } from '../../../src/jobs/jobs.js';
+import { DELIVERY_LOG_RETENTION_MS } from '../../../src/jobs/policy.js';
+import { dropExpiredPartitions } from '../../../src/jobs/sql/dropExpiredPartitions.js';
+import { ensureLogPartitions } from '../../../src/jobs/sql/ensureLogPartitions.js';
 import { createLogger } from '../../../src/log.js';
-import { startAutoanalyzeStandIn } from '../autoanalyze.js';
-import { openBenchDatabase } from '../database.js';
+import { seedDeliveryLogDay } from '../../../src/seed/delivery-log-days.js';
+import { seedTenants } from '../../../src/seed/tenants.js';
 import { percentile } from '../numbers.js';
-import { benchEnv, startServer } from '../processes.js';
+import { startService } from '../processes.js';
 import { commitAll, measure, spread, type Bench, type RunStats } from '../webhooks/harness.js';
-import { ensureScaleWorkspaces } from '../webhooks/scale.js';
-import { ensureWebhookWorkspaces } from '../webhooks/setup.js';
-import { ensureLogSeeded, type SeededLog } from './seed.js';
+import { inOwnDatabase } from '../webhooks/scale.js';
+import { seedOpenDeliveries } from '../webhooks/setup.js';
 
 /**
  * The delivery log at scale (`--log-rows n`; docs/delivery-log.md): n finished deliveries with
  * their attempts spread over 30 days (SPEC.md "Webhook limits": 30 days of log), in a database of
- * its own, seeded once (seed.ts) and reused. Three measures:
+ * its own, seeded once (ensureLogSeeded, below) and reused. Three measures:
  *   pages      every filter of the console's log over HTTP (`offerdesk serve`, a session cookie),
  *              PAGE_READS pages of 50 each, walking its cursor: p95 under 50 ms
  *   worker     the throughput run's events with that log beside them, against the throughput run
@@ -31,33 +34,19 @@ const PAGE_READS = 200;
 
 export async function deliveryLogPhase(main: Bench, emptyLog: RunStats) {
   const { logRows, workspaces, events, endpointsPerWorkspace } = main.options;
-  const db = await openBenchDatabase(loadConfig(), `offerdesk_bench_log_${logRows}`, { recreate: false, log: main.log });
-  const stopAnalyze = startAutoanalyzeStandIn(db.sql, db.setup.autovacuum, () => {});
-  try {
-    const setup = await ensureWebhookWorkspaces(db.sql, workspaces, main.log);
-    const masterKey = await ensureScaleWorkspaces(db.sql, { fresh: setup.workspaces.map((w) => w.id), endpoints: endpointsPerWorkspace, idle: 0, busy: 0 }, main.log);
-    const seeded = await ensureLogSeeded(db.sql, logRows, Buffer.from(masterKey, 'base64'), main.log);
-    const env = { ...main.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: masterKey };
-    const pages = await timeFilters(db.sql, env, seeded, main);
-    const b: Bench = { ...main, sql: db.sql, env, setup, workspaces: setup.workspaces };
-    const withLog = await measure(b, 'throughput beside the log', 1, commitAll(b, spread(b, events)));
-    const retention = await timeRetention(db.sql, seeded);
-    main.log(`retention of the log's oldest day: ${retention.ms.toFixed(0)} ms (${retention.rows} deliveries)`);
+  return inOwnDatabase(main, `offerdesk_bench_log_${logRows}`, { workspaces, endpoints: endpointsPerWorkspace, idle: 0, busy: 0 }, async (b) => {
+    const seeded = await ensureLogSeeded(b.sql, logRows, Buffer.from(b.env.OFFERDESK_MASTER_KEY!, 'base64'), main.log);
+    const pages = await timeFilters(b, seeded);
+    const withLog = await measure({ ...b, keepLogBefore: new Date(seeded.firstDay.getTime() + seeded.days * DAY) }, 'throughput beside the log', 1, commitAll(b, spread(b, events)));
+    const retention = await timeRetention(b.sql, seeded);
+    main.log(`retention of the log's oldest day: ${retention.ms.toFixed(0)} ms (${retention.partitions} partitions, ${retention.rows} deliveries); its unused messages ${retention.messagesMs.toFixed(0)} ms`);
     return { rows: seeded.rows, days: seeded.days, pages, worstP95Ms: Math.max(...pages.map((p) => p.p95Ms)), withLog, ratio: withLog.perSecond / emptyLog.perSecond, retention };
-  } finally {
-    await stopAnalyze();
-    await db.close();
-  }
+  });
 }
 
 /** Each filter of the console's delivery log, PAGE_READS pages of PAGE rows over HTTP, walking its cursor. */
-async function timeFilters(sql: Sql, env: Record<string, string>, seeded: SeededLog, main: Bench) {
-  const service = await startServer('service-log', 'bin/offerdesk.js', {
-    built: true,
-    args: ['serve', '--no-worker'],
-    env: { ...benchEnv(env.DATABASE_URL!), OFFERDESK_MASTER_KEY: env.OFFERDESK_MASTER_KEY!, OFFERDESK_DEMO_SEED: 'false', HOST: '127.0.0.1' },
-    workDir: main.options.workDir,
-  });
+async function timeFilters({ sql, env, options, log }: Bench, seeded: SeededLog) {
+  const service = await startService('service-log', env.DATABASE_URL, { OFFERDESK_MASTER_KEY: env.OFFERDESK_MASTER_KEY }, options.workDir);
   try {
     const { token } = await createSession(sql, systemClock, { accountId: seeded.ownerId, via: { label: 'bench', ip: null }, userAgent: 'offerdesk-bench', method: 'password' });
     const [a, , c] = seeded.endpointIds;
@@ -90,7 +79,7 @@ async function timeFilters(sql: Sql, env: Record<string, string>, seeded: Seeded
       }
       times.sort((x, y) => x - y);
       results.push({ name, p50Ms: percentile(times, 50), p95Ms: percentile(times, 95), maxMs: times.at(-1)! });
-      main.log(`delivery log ${name.padEnd(28)} p50 ${results.at(-1)!.p50Ms.toFixed(1)} ms, p95 ${results.at(-1)!.p95Ms.toFixed(1)} ms`);
+      log(`delivery log ${name.padEnd(28)} p50 ${results.at(-1)!.p50Ms.toFixed(1)} ms, p95 ${results.at(-1)!.p95Ms.toFixed(1)} ms`);
     }
     return results;
   } finally {
@@ -98,12 +87,67 @@ async function timeFilters(sql: Sql, env: Record<string, string>, seeded: Seeded
   }
 }
 
-/** The retention job as the worker runs it, on a clock just past the oldest day's 30 days. */
+/**
+ * The retention job as the worker runs it, on a clock just past the oldest day's 30 days, timed in
+ * its two parts: the day's partitions dropped (its first step, run alone first), then the rest of
+ * the job, which deletes the messages no delivery refers to any more.
+ */
 async function timeRetention(sql: Sql, seeded: SeededLog) {
   const [day] = await sql<{ n: number }[]>`
     select count(*)::int as n from webhook_delivery_log where finished_at >= ${seeded.firstDay} and finished_at < ${new Date(seeded.firstDay.getTime() + DAY)}`;
   const clock = new ManualClock(new Date(seeded.firstDay.getTime() + 31 * DAY));
-  const started = performance.now();
+  let started = performance.now();
+  const partitions = await dropExpiredPartitions(sql, { before: new Date(clock.now().getTime() - DELIVERY_LOG_RETENTION_MS) });
+  const dropMs = performance.now() - started;
+  started = performance.now();
   await deliveryLogRetentionJob.run({ sql, clock, logger: createLogger('warn') });
-  return { ms: performance.now() - started, rows: day!.n };
+  return { ms: dropMs, partitions, rows: day!.n, messagesMs: performance.now() - started };
+}
+
+/**
+ * The delivery log of `--log-rows n`: the 30 days before the seed's day, n / 30 finished deliveries
+ * each (src/seed/delivery-log-days.ts, a day at a time into its partitions), so the log is what 30
+ * days of retention keep, and 951 deliveries waiting in the queue (the `pending` filter), due in a
+ * year, so the bench's workers leave them. Everything seeded lies before the seed's day, and the
+ * bench's runs write after it: clearDeliveries tells them apart by time. A day missing (the
+ * retention measure drops the oldest) is seeded again by the next run.
+ */
+export type SeededLog = Awaited<ReturnType<typeof ensureLogSeeded>>;
+type Record = { workspaceId: string; otherId: string; ownerId: string; endpointIds: string[]; firstDay: string; days: number; perDay: number };
+
+const DAYS = 30;
+
+export async function ensureLogSeeded(sql: Sql, rows: number, masterKey: Buffer, log: (line: string) => void) {
+  await sql`create table if not exists bench_log_setup (id int constraint bench_log_setup_pkey primary key, record jsonb not null)`;
+  const [kept] = await sql<{ record: Record }[]>`select record from bench_log_setup where id = 1`;
+  const record = kept?.record ?? (await makeWorkspaces(sql, rows, masterKey));
+  const firstDay = new Date(record.firstDay);
+  const started = performance.now();
+  for (let d = 0; d < record.days; d++) {
+    const day = new Date(firstDay.getTime() + d * DAY);
+    const [present] = await sql`select 1 as found from webhook_delivery_log where finished_at >= ${day} and finished_at < ${new Date(day.getTime() + DAY)} limit 1`;
+    if (present) continue;
+    await ensureLogPartitions(sql, { firstDay: day, lastDay: day });
+    await seedDeliveryLogDay(sql, { ...record, day });
+    log(`  log seed: ${day.toISOString().slice(0, 10)}, ${record.perDay.toLocaleString('en')} deliveries, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  }
+  const [pick] = await sql<{ offer_id: string; id: string }[]>`
+    select offer_id, id from webhook_messages where workspace_id = ${record.workspaceId}::uuid and created_at >= ${new Date(firstDay.getTime() + 10 * DAY)} order by created_at limit 1`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_delivery_log where finished_at < ${new Date(firstDay.getTime() + record.days * DAY)}`;
+  return { ...record, firstDay, rows: count!.n, offerId: pick!.offer_id, webhookId: pick!.id };
+}
+
+/** The owner, the logged workspace with its three endpoints, another workspace with one, and the waiting deliveries. */
+async function makeWorkspaces(sql: Sql, logRows: number, masterKey: Buffer): Promise<Record> {
+  const owner = await createAccount(sql, systemClock, { email: `bench-log-${randomUUID()}@bench.offerdesk.example`, name: 'Log Owner' });
+  const workspace = async (name: string) => (await createWorkspace(sql, systemClock, { name, timezone: 'UTC', currency: 'EUR', ownerAccountId: owner.id })).id;
+  const [workspaceId, otherId] = [await workspace('Delivery log benchmark'), await workspace('Another logged workspace')];
+  const rows = [workspaceId, workspaceId, workspaceId, otherId].map((id) => ({ workspaceId: id, kind: 'log' }));
+  await seedTenants(sql, { rows, host: 'hooks.test', masterKey, queuePosition: () => 1, progress: () => {} });
+  const endpointIds = (await sql<{ id: string }[]>`select id from webhook_endpoints where url like 'https://hooks.test/log/%' order by url`).map((r) => r.id);
+  const today = new Date(Math.floor(Date.now() / DAY) * DAY);
+  const record = { workspaceId, otherId, ownerId: owner.id, endpointIds, firstDay: new Date(today.getTime() - DAYS * DAY).toISOString(), days: DAYS, perDay: Math.round(logRows / DAYS) };
+  await seedOpenDeliveries(sql, [workspaceId], 317, { written: new Date(today.getTime() - 60_000), due: new Date(today.getTime() + 365 * DAY) });
+  await sql`insert into bench_log_setup (id, record) values (1, ${sql.json(record)})`;
+  return record;
 }

@@ -121,7 +121,8 @@ export type RunStats = Awaited<ReturnType<typeof measure>>;
 
 /**
  * What every phase uses: the bench database, the receiver, the worker environment, every workspace
- * (`setup`) and those of the throughput runs (`workspaces`, the first `options.workspaces`).
+ * (`setup`) and those of the throughput runs (`workspaces`, the first `options.workspaces`), and
+ * in the log bench's database the end of its seeded days (`keepLogBefore`: clearDeliveries keeps them).
  */
 export type Bench = Awaited<ReturnType<typeof startWebhookBench>>;
 
@@ -142,7 +143,7 @@ export async function startWebhookBench(db: BenchDatabase, options: WebhookOptio
   };
   const config = loadConfig({ ...process.env, ...env });
   const management: ManagementDeps = { sql: db.sql, clock: systemClock, config: config.webhooks, masterKey: loadMasterKeys(config, createLogger('warn')).current };
-  return { sql: db.sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log: options.log };
+  return { sql: db.sql, receiver, env, setup, workspaces: setup.workspaces.slice(0, options.workspaces), management, options, log: options.log, keepLogBefore: null as Date | null };
 }
 
 /** An endpoint of the workspace at the receiver's `path`, subscribed to every offer event. */
@@ -172,7 +173,7 @@ export const commitAll = (b: Bench, events: Events) => async () => allAt(await c
 /** One measured run: start `workers` workers, commit the events, wait until every first attempt arrived. */
 export async function measure(b: Bench, label: string, workers: number, commit: () => Promise<Committed>) {
   const { sql, receiver } = b;
-  await clearDeliveries(sql);
+  await clearDeliveries(sql, b.keepLogBefore);
   await receiver.reset();
   const fleet = await startWorkers(workers, b.env, b.options.workDir);
   const committed = await commit();
@@ -202,7 +203,7 @@ export async function measure(b: Bench, label: string, workers: number, commit: 
  */
 export async function backlogRun<T>(b: Bench, workspaceIds: string[], perWorkspace: number, measured: number, more: { path?: string; deadline?: number; meanwhile?: () => Promise<T> } = {}) {
   const { sql, receiver } = b;
-  await clearDeliveries(sql);
+  await clearDeliveries(sql, b.keepLogBefore);
   await receiver.reset();
   const open = await seedOpenDeliveries(sql, workspaceIds, perWorkspace);
   // A real backlog builds up over minutes, during which autovacuum's ANALYZE sees it; written
@@ -215,7 +216,7 @@ export async function backlogRun<T>(b: Bench, workspaceIds: string[], perWorkspa
   const times = (await receiver.arrivals()).filter(([, path]) => path.startsWith(more.path ?? '/')).map(([, , at]) => at).sort((x, y) => x - y);
   const { duplicates } = await receiver.summary();
   await fleet.stop();
-  await clearDeliveries(sql);
+  await clearDeliveries(sql, b.keepLogBefore);
   const counted = Math.min(times.length, measured);
   return { openDeliveries: open, measured: counted, perSecond: (counted - 1) / ((times[counted - 1]! - times[0]!) / 1000), duplicates, meanwhile };
 }

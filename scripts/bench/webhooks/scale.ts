@@ -28,18 +28,31 @@ const WINDOW_MS = 120_000;
 
 export async function workspaceScalePhase(main: Bench) {
   const { scale: { busy, idle }, workspaces, backlogSizes, backlogMeasured, fairnessSmallWorkspaces } = main.options;
-  const db = await openBenchDatabase(loadConfig(), `offerdesk_bench_ws_${busy}_${idle}_${fairnessSmallWorkspaces}`, { recreate: false, log: main.log });
-  const stopAnalyze = startAutoanalyzeStandIn(db.sql, db.setup.autovacuum, () => {});
-  try {
-    const fresh = (await ensureWebhookWorkspaces(db.sql, fairnessSmallWorkspaces, main.log)).workspaces.map((w) => w.id);
-    const masterKey = await ensureScaleWorkspaces(db.sql, { fresh, endpoints: 1, idle, busy }, main.log);
-    const b: Bench = { ...main, sql: db.sql, env: { ...main.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: masterKey } };
-    const busyIds = (await db.sql<{ id: string }[]>`select id from workspaces where name like 'Tenant busy %' order by id`).map((r) => r.id);
+  const sizes = { workspaces: fairnessSmallWorkspaces, endpoints: 1, idle, busy };
+  return inOwnDatabase(main, `offerdesk_bench_ws_${busy}_${idle}_${fairnessSmallWorkspaces}`, sizes, async (b) => {
+    const fresh = b.setup.workspaces.map((w) => w.id);
+    const busyIds = (await b.sql<{ id: string }[]>`select id from workspaces where name like 'Tenant busy %' order by id`).map((r) => r.id);
     const open = backlogSizes.at(-1)!;
     const measured = backlogMeasured * 10;
     const reference = await scaleRun(b, `${workspaces} busy workspaces`, busyIds.slice(0, workspaces), open, measured, null);
     const scale = await scaleRun(b, `${busy} busy + ${idle} idle`, busyIds, open, measured, fresh);
     return { busy, idle, reference, scale, ratio: scale.perSecond / reference.perSecond };
+  });
+}
+
+/**
+ * A phase in a database of its own, seeded once and reused (its name holds the sizes): `workspaces`
+ * webhook workspaces with `endpoints` endpoints each, beside `idle` and `busy` tenants
+ * (ensureScaleWorkspaces); `run` gets a Bench on it, whose services get the seeds' master key.
+ */
+export async function inOwnDatabase<T>(main: Bench, name: string, sizes: { workspaces: number; endpoints: number; idle: number; busy: number }, run: (b: Bench) => Promise<T>): Promise<T> {
+  const db = await openBenchDatabase(loadConfig(), name, { recreate: false, log: main.log });
+  const stopAnalyze = startAutoanalyzeStandIn(db.sql, db.setup.autovacuum, () => {});
+  try {
+    const setup = await ensureWebhookWorkspaces(db.sql, sizes.workspaces, main.log);
+    const masterKey = await ensureScaleWorkspaces(db.sql, { ...sizes, fresh: setup.workspaces.map((w) => w.id) }, main.log);
+    const env = { ...main.env, DATABASE_URL: db.url, OFFERDESK_MASTER_KEY: masterKey };
+    return await run({ ...main, sql: db.sql, env, setup, workspaces: setup.workspaces.slice(0, main.options.workspaces) });
   } finally {
     await stopAnalyze();
     await db.close();

@@ -57,12 +57,17 @@ export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (lin
 }
 
 /**
- * A clean slate for one measured run: no outbox rows, messages, deliveries or attempts. The
- * periodic jobs are pushed a day ahead: the expiry job would otherwise rewrite the read benchmark's
- * seeded "sent, past deadline" offers (and queue their offer.expired events) in the middle of a run.
+ * A clean slate for one measured run: no outbox rows, messages, deliveries or attempts (with
+ * `keepBefore`, those of the log bench's seeded days, all older, stay). The periodic jobs are
+ * pushed a day ahead: the expiry job would otherwise rewrite the read benchmark's seeded "sent,
+ * past deadline" offers (and queue their offer.expired events) in the middle of a run.
  */
-export async function clearDeliveries(sql: Sql): Promise<void> {
-  await sql`truncate webhook_outbox, webhook_attempts, webhook_queue, webhook_delivery_log, webhook_messages`;
+export async function clearDeliveries(sql: Sql, keepBefore?: Date | null): Promise<void> {
+  if (keepBefore) {
+    await sql`truncate webhook_outbox`;
+    for (const [table, column] of [['webhook_queue', 'created_at'], ['webhook_delivery_log', 'finished_at'], ['webhook_attempts', 'attempted_at'], ['webhook_messages', 'created_at']] as const)
+      await sql`delete from ${sql(table)} where ${sql(column)} >= ${keepBefore}`;
+  } else await sql`truncate webhook_outbox, webhook_attempts, webhook_queue, webhook_delivery_log, webhook_messages`;
   await sql`
     insert into worker_jobs (name, next_run_at)
     select name, now() + interval '1 day' from unnest(array['expire-offers', 'webhook-log-retention']) as name
@@ -95,9 +100,11 @@ export async function commitEvents(sql: Sql, events: { workspaceId: string; coun
 /**
  * `perWorkspace` prepared events for each workspace, each with a pending delivery due now to every
  * endpoint of the workspace: an open backlog as fan-out would leave it, written in one statement,
- * so the backlog rows measure the claim and completion alone.
+ * so the backlog rows measure the claim and completion alone. `at`: written then and due then
+ * instead (the log bench's deliveries waiting for a retry).
  */
-export async function seedOpenDeliveries(sql: Sql, workspaceIds: string[], perWorkspace: number): Promise<number> {
+export async function seedOpenDeliveries(sql: Sql, workspaceIds: string[], perWorkspace: number, at?: { written: Date; due: Date }): Promise<number> {
+  const [written, due] = [at ? sql`${at.written}::timestamptz` : sql`now()`, at ? sql`${at.due}::timestamptz` : sql`now()`];
   const [row] = await sql<{ n: number }[]>`
     with events as (
       select gen_random_uuid() as id, w.id as workspace_id
@@ -105,14 +112,14 @@ export async function seedOpenDeliveries(sql: Sql, workspaceIds: string[], perWo
     ),
     messages as (
       insert into webhook_messages (id, workspace_id, type, body, created_at)
-      select id, workspace_id, 'offer.sent', json_build_object('id', id, 'type', 'offer.sent', 'data', '{}'::json)::text, now()
+      select id, workspace_id, 'offer.sent', json_build_object('id', id, 'type', 'offer.sent', 'data', '{}'::json)::text, ${written}
         from events
       returning id, workspace_id
     ),
     deliveries as (
       insert into webhook_queue
         (message_id, endpoint_id, workspace_id, event_type, status, max_attempts, next_attempt_at, created_at, updated_at)
-      select m.id, e.id, m.workspace_id, 'offer.sent', 'pending', 8, now(), now(), now()
+      select m.id, e.id, m.workspace_id, 'offer.sent', 'pending', 8, ${due}, ${written}, ${written}
         from messages m
         join webhook_endpoints e on e.workspace_id = m.workspace_id and e.removed_at is null
       returning 1
