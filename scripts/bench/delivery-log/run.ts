@@ -107,8 +107,8 @@ async function timeRetention(sql: Sql, seeded: SeededLog) {
 /**
  * The delivery log of `--log-rows n`: the 30 days before the seed's day, n / 30 finished deliveries
  * each (src/seed/delivery-log-days.ts, a day at a time into its partitions), so the log is what 30
- * days of retention keep, and 951 deliveries waiting in the queue (the `pending` filter), due in a
- * year, so the bench's workers leave them. Everything seeded lies before the seed's day, and the
+ * days of retention keep, and 951 deliveries waiting in the queue for a retry (the `pending`
+ * filter), due in a year, so the bench's workers leave them. Everything seeded lies before the seed's day, and the
  * bench's runs write after it: clearDeliveries tells them apart by time. A day missing (the
  * retention measure drops the oldest) is seeded again by the next run.
  */

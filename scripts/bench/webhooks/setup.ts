@@ -100,8 +100,9 @@ export async function commitEvents(sql: Sql, events: { workspaceId: string; coun
 /**
  * `perWorkspace` prepared events for each workspace, each with a pending delivery due now to every
  * endpoint of the workspace: an open backlog as fan-out would leave it, written in one statement,
- * so the backlog rows measure the claim and completion alone. `at`: written then and due then
- * instead (the log bench's deliveries waiting for a retry).
+ * so the backlog rows measure the claim and completion alone. `at`: written then, one attempt
+ * made and the next due then instead (the log bench's deliveries waiting for a retry, which the
+ * runs' wait for first attempts leaves out).
  */
 export async function seedOpenDeliveries(sql: Sql, workspaceIds: string[], perWorkspace: number, at?: { written: Date; due: Date }): Promise<number> {
   const [written, due] = [at ? sql`${at.written}::timestamptz` : sql`now()`, at ? sql`${at.due}::timestamptz` : sql`now()`];
@@ -118,8 +119,8 @@ export async function seedOpenDeliveries(sql: Sql, workspaceIds: string[], perWo
     ),
     deliveries as (
       insert into webhook_queue
-        (message_id, endpoint_id, workspace_id, event_type, status, max_attempts, next_attempt_at, created_at, updated_at)
-      select m.id, e.id, m.workspace_id, 'offer.sent', 'pending', 8, ${due}, ${written}, ${written}
+        (message_id, endpoint_id, workspace_id, event_type, status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
+      select m.id, e.id, m.workspace_id, 'offer.sent', 'pending', ${at ? 1 : 0}, 8, ${due}, ${written}, ${written}
         from messages m
         join webhook_endpoints e on e.workspace_id = m.workspace_id and e.removed_at is null
       returning 1
