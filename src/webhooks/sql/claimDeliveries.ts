@@ -65,8 +65,13 @@ export interface ClaimInput {
  * The batch interleaves workspaces: first one delivery of each, then a second of each, and so on.
  */
 export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  if (input.limit <= 0) return [];
+  return claimStatement(sql, input);
+}
+
+/** The claim's one statement, not yet run: claimDeliveries runs it; a test may EXPLAIN it. */
+export function claimStatement(sql: Queryable, input: ClaimInput) {
   const { now, limit, leaseUntil, startsPerWindow, windowEndedBefore, maxInFlightPerEndpoint, maxWorkspaces } = input;
-  if (limit <= 0) return [];
   // The due rows of the endpoint of `rooms r`, oldest first: pending ones due now (at most
   // `pending` of them) and stale `sending` ones (lease passed or worker gone, from `stale`).
   // firsts takes the first of them, picks the rest.
