@@ -4,8 +4,9 @@ import { START_RATE_WINDOW_MS, maxInFlightPerEndpoint } from '../../../src/webho
 import { CLAIM_WORKSPACES } from '../../../src/webhooks/engine/round-robin.js';
 import { WORKER_LOCK_CLASS } from '../../../src/webhooks/engine/liveness.js';
 import { claimStatement } from '../../../src/webhooks/sql/claimDeliveries.js';
+import { claimBatch } from '../../../src/webhooks/engine/dispatch.js';
 import { seedTenants } from './many-workspaces.js';
-import { useEngineFixture } from './helpers.js';
+import { FAIL, deliverDue, endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture({ concurrency: 64 });
 
@@ -78,4 +79,54 @@ describe('the claim with many tenants (SPEC.md "Webhook limits": round-robin ove
     // What remains grows only with the depth of the indexes (about 35 times as many buffers before).
     expect(many.buffers).toBeLessThan(2 * few.buffers);
   }, 120_000);
+});
+
+describe('which workspaces a claim reads (migration 0030: ready ones in queue order)', () => {
+  const readiness = async (workspaceId: string) => {
+    const [row] = await f.sql<{ ready: boolean; next_due_at: Date | null }[]>`
+      select ready, next_due_at from webhook_workspace_state where workspace_id = ${workspaceId}::uuid`;
+    return row!;
+  };
+
+  it('sets aside a workspace whose only delivery waits out a retry pause, and serves it when the pause ends', async () => {
+    const ws = await workspace(f);
+    await endpoint(f, ws);
+    await sentOffer(f, ws.workspaceId);
+    f.sender.reply(() => FAIL);
+    await deliverDue(f);
+    const [pending] = await f.sql<{ next_attempt_at: Date }[]>`
+      select next_attempt_at from webhook_deliveries where workspace_id = ${ws.workspaceId}::uuid and status = 'pending'`;
+
+    expect((await claimBatch(f.deps, 8)).deliveries).toHaveLength(0);
+    expect(await readiness(ws.workspaceId)).toEqual({ ready: false, next_due_at: pending!.next_attempt_at });
+
+    f.clock.set(pending!.next_attempt_at);
+    expect((await claimBatch(f.deps, 8)).deliveries.map((d) => d.workspace_id)).toEqual([ws.workspaceId]);
+  });
+
+  it('makes a set-aside workspace ready again as soon as a new delivery of it is pending', async () => {
+    const ws = await workspace(f);
+    await endpoint(f, ws);
+    await sentOffer(f, ws.workspaceId);
+    f.sender.reply(() => FAIL);
+    await deliverDue(f);
+    await claimBatch(f.deps, 8);
+    expect((await readiness(ws.workspaceId)).ready).toBe(false);
+
+    await sentOffer(f, ws.workspaceId);
+    await f.engine.fanOut();
+
+    expect((await readiness(ws.workspaceId)).ready).toBe(true);
+    expect((await claimBatch(f.deps, 8)).deliveries).toHaveLength(1);
+  });
+
+  it('leaves a workspace with nothing open out of the ready ones', async () => {
+    const ws = await workspace(f);
+    await endpoint(f, ws);
+    await sentOffer(f, ws.workspaceId);
+    await deliverDue(f);
+    await claimBatch(f.deps, 8);
+
+    expect(await readiness(ws.workspaceId)).toEqual({ ready: false, next_due_at: null });
+  });
 });
