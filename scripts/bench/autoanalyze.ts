@@ -1,7 +1,7 @@
 import type { Sql } from '../../src/db/connect.js';
 
 /** The tables the webhook engine's statements plan over, which grow and shrink during a run. */
-const WEBHOOK_TABLES = ['webhook_outbox', 'webhook_messages', 'webhook_deliveries', 'webhook_attempts', 'webhook_workspace_state', 'webhook_endpoints'];
+const WEBHOOK_TABLES = ['webhook_outbox', 'webhook_messages', 'webhook_queue', 'webhook_delivery_log', 'webhook_attempts', 'webhook_workspace_state', 'webhook_endpoints'];
 
 /** About as often as autovacuum's default naptime (1 min) would reach a table changing this fast. */
 const INTERVAL_MS = 5_000;

@@ -35,24 +35,37 @@ export async function seedDeliveryLog(sql: Queryable, input: SeedInput): Promise
                ${input.now}::timestamptz - make_interval(mins => i)
           from generate_series(${from}::int, ${to}::int) as i
         returning id, type, created_at, (extract(epoch from (${input.now}::timestamptz - created_at)) / 60)::int as i
+      ),
+      deliveries as (
+        select m.id as message_id, e.id as endpoint_id, m.type, m.created_at, s.status
+          from msgs m
+         cross join unnest(${input.endpointIds}::uuid[]) as e(id)
+         cross join lateral (
+               select case when m.i <= ${pending} then 'pending'
+                           when m.i % 100 < 6 then 'failed'
+                           when m.i % 100 < 8 then 'cancelled'
+                           else 'succeeded' end as status) s
+      ),
+      open as (
+        insert into webhook_queue
+          (message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
+           next_attempt_at, created_at, updated_at)
+        select d.message_id, d.endpoint_id, ${input.workspaceId}::uuid, d.type, false, 'pending', 0, 8,
+               d.created_at, d.created_at, d.created_at
+          from deliveries d
+         where d.status = 'pending'
       )
-      insert into webhook_deliveries
+      insert into webhook_delivery_log
         (message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
          next_attempt_at, failure_reason, created_at, updated_at, finished_at)
-      select m.id, e.id, ${input.workspaceId}::uuid, m.type, false, s.status,
-             case s.status when 'succeeded' then 1 when 'failed' then 8 else 0 end, 8,
-             case when s.status = 'pending' then m.created_at end,
-             case when s.status = 'cancelled' then 'endpoint_paused' end,
-             m.created_at, m.created_at,
-             case when s.status <> 'pending' then m.created_at end
-        from msgs m
-       cross join unnest(${input.endpointIds}::uuid[]) as e(id)
-       cross join lateral (
-             select case when m.i <= ${pending} then 'pending'
-                         when m.i % 100 < 6 then 'failed'
-                         when m.i % 100 < 8 then 'cancelled'
-                         else 'succeeded' end as status) s`;
+      select d.message_id, d.endpoint_id, ${input.workspaceId}::uuid, d.type, false, d.status,
+             case d.status when 'succeeded' then 1 when 'failed' then 8 else 0 end, 8,
+             null, case when d.status = 'cancelled' then 'endpoint_paused' end,
+             d.created_at, d.created_at, d.created_at
+        from deliveries d
+       where d.status <> 'pending'`;
   }
   await sql`analyze webhook_messages`;
-  await sql`analyze webhook_deliveries`;
+  await sql`analyze webhook_queue`;
+  await sql`analyze webhook_delivery_log`;
 }

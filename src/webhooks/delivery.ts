@@ -1,6 +1,8 @@
 /**
- * The delivery model: one row of webhook_deliveries per message and endpoint (migration 0002),
- * its statuses as the table's check constraint allows them, and the row as the statements read it.
+ * The delivery model: one delivery per message and endpoint, open (pending, sending) in
+ * webhook_queue and finished in webhook_delivery_log (migration 0019), both seen as one row of
+ * the view webhook_deliveries; its statuses as the tables' check constraints allow them, and the
+ * row as the statements read it.
  */
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'sending', 'succeeded', 'failed', 'cancelled'];

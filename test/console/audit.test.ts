@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resendDelivery } from '../../src/webhooks/management/resend.js';
 import { markEndpointPaused } from '../../src/webhooks/sql/markEndpointPaused.js';
 import { consoleWorld, type ConsoleWorld, useConsoleApi } from './helpers.js';
+import { finishOpenDeliveries } from '../support/deliveries.js';
 
 /** Every management change and sign-in appears in the workspace's audit log, never with a secret. */
 const ctx = useConsoleApi();
@@ -50,9 +51,10 @@ describe('audit entries of console changes', () => {
     await owner.client.call('POST', `${ep}/resume`);
     tick();
     // The test delivery, finished as failed, resent by the domain function the console's delivery log uses.
-    await ctx.api.db.sql`
-      update webhook_deliveries set status = 'failed', finished_at = ${ctx.api.clock.now()}, next_attempt_at = null
-       where id = ${test.body.data.delivery_id}::uuid`;
+    await finishOpenDeliveries(ctx.api.db.sql, ctx.api.db.sql`d.id = ${test.body.data.delivery_id}::uuid`, {
+      status: 'failed',
+      at: ctx.api.clock.now(),
+    });
     await resendDelivery(
       { sql: ctx.api.db.sql, clock: ctx.api.clock, config: ctx.api.config.webhooks },
       { deliveryId: test.body.data.delivery_id, actorId: owner.id, via: { label: 'console', ip: '127.0.0.1' } },

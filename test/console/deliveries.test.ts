@@ -4,6 +4,7 @@ import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
 import { addEndpoint, type ManagementDeps } from '../../src/webhooks/management/endpoints.js';
 import { seedDeliveryLog } from '../../src/seed/delivery-log.js';
 import { consoleWorld, type ConsoleClient, type ConsoleWorld, useConsoleApi } from './helpers.js';
+import { finishOpenDeliveries, reopenDeliveries } from '../support/deliveries.js';
 
 /**
  * The delivery log over HTTP (console-api.yaml "Delivery log"): every answer is checked against
@@ -152,7 +153,7 @@ describe("a delivery's page and resends over HTTP", () => {
       expect(answer.status, answer.text).toBe(200);
       expect(answer.body.data).toMatchObject({ id, status: 'pending', resend_count: i, waiting_reason: 'turn' });
       // Finished again, as a failed attempt would leave it.
-      await ctx.api.db.sql`update webhook_deliveries set status = 'failed', finished_at = ${ctx.api.clock.now()} where id = ${id}::uuid`;
+      await finishOpenDeliveries(ctx.api.db.sql, ctx.api.db.sql`d.id = ${id}::uuid`, { status: 'failed', at: ctx.api.clock.now() });
     }
     const sixth = await world.admin.client.call('POST', `${ws(world)}/deliveries/${id}/resend`);
     expect(sixth.status).toBe(409);
@@ -161,10 +162,11 @@ describe("a delivery's page and resends over HTTP", () => {
 
   it('refuses to resend a delivery that is still pending (400), and a resend failed that does not fit (409)', async () => {
     const { endpointId } = await endpointWithLog(world, 1200);
-    await ctx.api.db.sql`
-      update webhook_deliveries set status = 'pending', next_attempt_at = created_at, finished_at = null
-       where id in (select id from webhook_deliveries where endpoint_id = ${endpointId}::uuid and status = 'succeeded'
-                     order by created_at desc limit 999)`;
+    await reopenDeliveries(
+      ctx.api.db.sql,
+      ctx.api.db.sql`d.id in (select id from webhook_delivery_log where endpoint_id = ${endpointId}::uuid and status = 'succeeded'
+                               order by created_at desc limit 999)`,
+    );
     const [pending] = await ctx.api.db.sql<{ id: string }[]>`
       select id from webhook_deliveries where endpoint_id = ${endpointId}::uuid and status = 'pending' limit 1`;
     const resend = await world.owner.client.call('POST', `${ws(world)}/deliveries/${pending!.id}/resend`);

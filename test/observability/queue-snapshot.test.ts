@@ -48,7 +48,7 @@ describe('the queue snapshot job', () => {
     });
 
     // Nothing waiting: no oldest due; the row is replaced, not added to.
-    await f.sql`delete from webhook_deliveries where status = 'pending' and next_attempt_at <= ${f.clock.now()}`;
+    await f.sql`delete from webhook_queue where status = 'pending' and next_attempt_at <= ${f.clock.now()}`;
     await metricsSnapshotJob.run(f.deps);
     expect(await readMetricsSnapshot(f.sql)).toMatchObject({ deliveriesWaiting: 0, oldestDueAt: null });
     expect(await f.sql`select 1 from metrics_snapshot`).toHaveLength(1);

@@ -59,7 +59,7 @@ async function ensureSeeded(sql: Sql) {
     await seedDeliveryLog(sql, { workspaceId, endpointIds: [c], count: small, now: new Date(now.getTime() - 30_000), pending: 50 });
     const other = await createWorkspace(sql, systemClock, { name: 'Another workspace', timezone: 'UTC', currency: 'EUR', ownerAccountId: owner.id });
     await seedDeliveryLog(sql, { workspaceId: other.id, endpointIds: [await endpoint(other.id, 'https://hooks.example.com/o')], count: Math.floor(DELIVERIES / 10), now });
-    await sql`vacuum analyze webhook_deliveries`;
+    await sql`vacuum analyze webhook_queue, webhook_delivery_log`;
     log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   const endpoints = (await sql<{ id: string }[]>`select id from webhook_endpoints where workspace_id = ${workspaceId}::uuid order by url`).map((r) => r.id);

@@ -62,7 +62,7 @@ export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (lin
  * seeded "sent, past deadline" offers (and queue their offer.expired events) in the middle of a run.
  */
 export async function clearDeliveries(sql: Sql): Promise<void> {
-  await sql`truncate webhook_outbox, webhook_attempts, webhook_deliveries, webhook_messages`;
+  await sql`truncate webhook_outbox, webhook_attempts, webhook_queue, webhook_delivery_log, webhook_messages`;
   await sql`
     insert into worker_jobs (name, next_run_at)
     select name, now() + interval '1 day' from unnest(array['expire-offers', 'webhook-log-retention']) as name
@@ -110,7 +110,7 @@ export async function seedOpenDeliveries(sql: Sql, workspaceIds: string[], perWo
       returning id, workspace_id
     ),
     deliveries as (
-      insert into webhook_deliveries
+      insert into webhook_queue
         (message_id, endpoint_id, workspace_id, event_type, status, max_attempts, next_attempt_at, created_at, updated_at)
       select m.id, e.id, m.workspace_id, 'offer.sent', 'pending', 8, now(), now(), now()
         from messages m

@@ -14,7 +14,7 @@
 -- reschedule, a resend, a claim given back) makes its workspace ready through the triggers below,
 -- whoever writes it. Only the claim makes a workspace not ready, one it looked at and found with
 -- nothing it may start. A lease that passes needs no mark: the claim reads stale attempts from
--- webhook_deliveries_sending_idx, as many as the fleet's concurrency at most.
+-- webhook_queue_sending_idx, as many as the fleet's concurrency at most.
 alter table webhook_workspace_state
   add column ready boolean not null default false,
   add column next_due_at timestamptz(3);
@@ -41,9 +41,9 @@ begin
 end
 $$;
 
-create trigger webhook_deliveries_mark_pending_insert after insert on webhook_deliveries
+create trigger webhook_queue_mark_pending_insert after insert on webhook_queue
   referencing new table as pending_rows for each statement execute function webhook_workspace_mark_pending();
-create trigger webhook_deliveries_mark_pending_update after update on webhook_deliveries
+create trigger webhook_queue_mark_pending_update after update on webhook_queue
   referencing new table as pending_rows for each statement execute function webhook_workspace_mark_pending();
 
 -- Open deliveries written before this migration: their workspaces are ready, and a claim settles
@@ -51,5 +51,4 @@ create trigger webhook_deliveries_mark_pending_update after update on webhook_de
 -- marks what it writes.
 update webhook_workspace_state s
    set ready = true
- where exists (select 1 from webhook_deliveries d
-                where d.workspace_id = s.workspace_id and d.status in ('pending', 'sending'));
+ where exists (select 1 from webhook_queue q where q.workspace_id = s.workspace_id);

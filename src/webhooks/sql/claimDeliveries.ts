@@ -78,7 +78,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
   const dueRows = (pending: Fragment) => sql`
              select u.id, u.workspace_id, u.endpoint_id, u.next_attempt_at
                from ((select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at
-                        from webhook_deliveries d
+                        from webhook_queue d
                        where d.endpoint_id = r.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${now}
                        order by d.next_attempt_at, d.id
                        limit ${pending})
@@ -95,7 +95,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
   // probe reading one index entry: an exists here may be planned as a join over every due
   // delivery, which grows with the backlog) or a stale attempt to take over.
   const mayStart = sql`(${hasRoom}
-         and (coalesce((select true from webhook_deliveries d
+         and (coalesce((select true from webhook_queue d
                          where d.workspace_id = s.workspace_id and d.status = 'pending' and d.next_attempt_at <= ${now}
                          limit 1), false)
               or s.workspace_id in (select g.workspace_id from stale g)))`;
@@ -108,13 +108,13 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
          and l.database = (select oid from pg_database where datname = current_database())
     ),
     -- Attempts in flight that are stale: the lease has passed or the worker no longer holds its
-    -- liveness lock. Read once from webhook_deliveries_sending_idx, which holds only attempts in
+    -- liveness lock. Read once from webhook_queue_sending_idx, which holds only attempts in
     -- flight (at most the fleet's concurrency plus outcomes not yet written), rather than once per
     -- endpoint and once per workspace with nothing pending due (that probe read every attempt in
     -- flight each time); usually empty.
     stale as materialized (
       select f.id, f.workspace_id, f.endpoint_id, f.next_attempt_at
-        from webhook_deliveries f
+        from webhook_queue f
        where f.status = 'sending'
          and (f.lease_until <= ${now}
               or (f.lease_worker is not null and f.lease_worker not in (select worker from live)))
@@ -189,7 +189,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
     rooms as materialized (
       select e.id as endpoint_id, ws.workspace_id, ws.capacity, ws.queue_position,
              least(${limit}, greatest(0, ${maxInFlightPerEndpoint} - (
-               select count(*) from webhook_deliveries f
+               select count(*) from webhook_queue f
                 where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}
                   and (f.lease_worker is null or f.lease_worker in (select worker from live))))) as room
         from ws
@@ -240,7 +240,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
     ),
     locked as (
       select d.id
-        from webhook_deliveries d
+        from webhook_queue d
        where d.id in (select id from chosen)
          and ((d.status = 'pending' and d.next_attempt_at <= ${now})
               or (d.status = 'sending' and (d.lease_until <= ${now}
@@ -248,7 +248,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
          for update skip locked
     ),
     claimed as (
-      update webhook_deliveries d
+      update webhook_queue d
          set status = 'sending', lease_token = gen_random_uuid(), lease_until = ${leaseUntil},
              lease_worker = ${input.workerId}::int, updated_at = ${now}
         from locked
@@ -299,7 +299,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
         from looked l
        cross join lateral (
              select min(d.next_attempt_at) as earliest
-               from webhook_deliveries d
+               from webhook_queue d
               where l.checked and d.workspace_id = l.workspace_id and d.status = 'pending'
            ) e
     ),

@@ -16,8 +16,9 @@ export interface CompletedAttempt extends AttemptRecord {
 /**
  * Records a batch of attempts and their consequence in one statement (one round trip, no
  * explicit transaction; the batch travels as one JSON parameter): each attempt's line in the delivery log, and its delivery either
- * succeeded or pending again until `nextAttemptAt` (SPEC.md "Delivery, retries, pause"), if the
- * claim still holds it (status sending, same lease token). Returns the ids whose claim held; the
+ * succeeded (out of webhook_queue, its row written into webhook_delivery_log) or pending again
+ * until `nextAttemptAt` (SPEC.md "Delivery, retries, pause"), if the claim still holds it
+ * (status sending, same lease token). Returns the ids whose claim held; the
  * others were cancelled or taken over while in flight, and only their log line is written.
  *
  * A delivered event resets its endpoint's failure streak. Only endpoints whose streak is not 0 are
@@ -63,18 +64,36 @@ export async function completeAttempts(sql: Queryable, attempts: CompletedAttemp
        order by e.id
          for no key update
     ),
-    completed as (
-      update webhook_deliveries d
-         set status = case when i.succeeded then 'succeeded' else 'pending' end,
-             attempt_count = d.attempt_count + 1, lease_token = null, lease_until = null,
-             failure_reason = case when i.succeeded then null else d.failure_reason end,
-             next_attempt_at = case when i.succeeded then d.next_attempt_at else i.next_attempt_at end,
-             finished_at = case when i.succeeded then i.finished_at else d.finished_at end,
-             updated_at = i.finished_at
-        from input i
-       where d.id = i.delivery_id and d.status = 'sending' and d.lease_token = i.lease_token
+    -- Delivered: the delivery leaves the queue and its log row is written, once, now.
+    ended as (
+      delete from webhook_queue d
+       using input i
+       where d.id = i.delivery_id and d.status = 'sending' and d.lease_token = i.lease_token and i.succeeded
          and (select count(*) from streaks) >= 0 -- lock_gate: every endpoint lock before any delivery row
-      returning d.id, i.resets_streak and i.succeeded as resets, d.endpoint_id, i.finished_at
+      returning d.*, i.finished_at as ended_at, i.resets_streak
+    ),
+    finished as (
+      insert into webhook_delivery_log
+        (id, message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
+         next_attempt_at, resend_count, failure_reason, created_at, updated_at, finished_at)
+      select e.id, e.message_id, e.endpoint_id, e.workspace_id, e.event_type, e.is_test, 'succeeded', e.attempt_count + 1,
+             e.max_attempts, e.next_attempt_at, e.resend_count, null, e.created_at, e.ended_at, e.ended_at
+        from ended e
+    ),
+    -- Failed with attempts left: pending again in the queue until the next one is due.
+    retried as (
+      update webhook_queue d
+         set status = 'pending', attempt_count = d.attempt_count + 1, lease_token = null, lease_until = null,
+             next_attempt_at = i.next_attempt_at, updated_at = i.finished_at
+        from input i
+       where d.id = i.delivery_id and d.status = 'sending' and d.lease_token = i.lease_token and not i.succeeded
+         and (select count(*) from streaks) >= 0 -- lock_gate, as above
+      returning d.id
+    ),
+    completed as (
+      select e.id, e.resets_streak as resets, e.endpoint_id, e.ended_at as finished_at from ended e
+      union all
+      select r.id, false, null::uuid, null::timestamptz from retried r
     ),
     logged as (
       insert into webhook_attempts

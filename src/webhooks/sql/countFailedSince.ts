@@ -12,7 +12,7 @@ export async function countFailedSince(
   const [row] = await sql<{ resendable: number; at_limit: number }[]>`
     select count(*) filter (where d.resend_count < ${input.maxResends})::int as resendable,
            count(*) filter (where d.resend_count >= ${input.maxResends})::int as at_limit
-      from webhook_deliveries d
+      from webhook_delivery_log d
      where d.endpoint_id = ${input.endpointId}::uuid and d.status = 'failed' and d.created_at >= ${input.since}`;
   return { resendable: row!.resendable, atLimit: row!.at_limit };
 }

@@ -7,7 +7,7 @@ import type { Tx } from '../../db/connect.js';
  *
  * Counted only up to `upTo` (the limit): fan-out needs the exact number below the limit and
  * "at the limit" above it, so each workspace reads at most `upTo` distinct messages from
- * webhook_deliveries_waiting_idx (migration 0004) however large its backlog.
+ * webhook_queue_waiting_idx (migration 0019) however large its backlog.
  */
 export async function countWaitingEvents(tx: Tx, workspaceIds: string[], upTo: number): Promise<Map<string, number>> {
   if (workspaceIds.length === 0) return new Map();
@@ -15,9 +15,8 @@ export async function countWaitingEvents(tx: Tx, workspaceIds: string[], upTo: n
     select w.workspace_id,
            (select count(*)
               from (select distinct d.message_id
-                      from webhook_deliveries d
+                      from webhook_queue d
                      where d.workspace_id = w.workspace_id
-                       and d.status in ('pending', 'sending')
                        and d.attempt_count = 0
                        and not d.is_test
                      limit ${upTo}) waiting)::int as waiting

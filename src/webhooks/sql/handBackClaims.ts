@@ -6,9 +6,9 @@ import type { Queryable } from '../../db/connect.js';
  */
 export async function handBackClaims(sql: Queryable, input: { workerId: number; now: Date }): Promise<number> {
   const rows = await sql`
-    update webhook_deliveries
+    update webhook_queue
        set status = 'pending', lease_token = null, lease_until = null, lease_worker = null,
-           next_attempt_at = coalesce(next_attempt_at, ${input.now}), updated_at = ${input.now}
+           updated_at = ${input.now}
      where status = 'sending' and lease_worker = ${input.workerId}
     returning id`;
   return rows.length;

@@ -16,7 +16,8 @@ export interface InsertedDelivery {
  * One delivery per (message, endpoint), due now. SPEC.md "Webhook limits": "An endpoint already
  * holding 1,000 open deliveries gets no more queued: further deliveries are recorded as failed in
  * the delivery log without an attempt and can be resent from there." The open count and the
- * position within this batch decide it per row, in the same statement.
+ * position within this batch decide it per row, in the same statement: a queued delivery goes into
+ * webhook_queue, one recorded as failed straight into the delivery log (it never opens).
  */
 export async function insertDeliveries(
   sql: Queryable,
@@ -30,26 +31,37 @@ export async function insertDeliveries(
         from unnest(${deliveries.map((d) => d.messageId)}::uuid[],
                     ${deliveries.map((d) => d.endpointId)}::uuid[]) with ordinality as i(message_id, endpoint_id, ord)
     ),
-    placed as (
-      select i.message_id, i.endpoint_id, e.workspace_id, m.type as event_type,
-             (select count(*) from webhook_deliveries d
-               where d.endpoint_id = i.endpoint_id and d.status in ('pending', 'sending'))
+    placed as materialized (
+      select i.message_id, i.endpoint_id, i.ord, e.workspace_id, m.type as event_type,
+             (select count(*) from webhook_queue q where q.endpoint_id = i.endpoint_id)
              + row_number() over (partition by i.endpoint_id order by i.ord) <= ${maxOpenPerEndpoint} as queued
         from input i
         join webhook_endpoints e on e.id = i.endpoint_id
         join webhook_messages m on m.id = i.message_id
+    ),
+    queued as (
+      insert into webhook_queue
+        (message_id, endpoint_id, workspace_id, event_type, is_test, status, max_attempts, next_attempt_at, created_at, updated_at)
+      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest}, 'pending', ${maxAttempts}, ${now}, ${now}, ${now}
+        from placed p
+       where p.queued
+       order by p.ord
+      on conflict (message_id, endpoint_id) do nothing
+      returning id, message_id, endpoint_id, status
+    ),
+    refused as (
+      insert into webhook_delivery_log
+        (message_id, endpoint_id, workspace_id, event_type, is_test, status, max_attempts, next_attempt_at,
+         failure_reason, created_at, updated_at, finished_at)
+      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest}, 'failed', ${maxAttempts}, ${now},
+             'endpoint_queue_full', ${now}, ${now}, ${now}
+        from placed p
+       where not p.queued
+       order by p.ord
+      on conflict do nothing
+      returning id, message_id, endpoint_id, status
     )
-    insert into webhook_deliveries
-      (message_id, endpoint_id, workspace_id, event_type, is_test, status, max_attempts, next_attempt_at,
-       failure_reason, created_at, updated_at, finished_at)
-    select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest},
-           case when p.queued then 'pending' else 'failed' end,
-           ${maxAttempts},
-           ${now},
-           case when p.queued then null else 'endpoint_queue_full' end,
-           ${now}, ${now},
-           case when p.queued then null else ${now}::timestamptz end
-      from placed p
-    on conflict (message_id, endpoint_id) do nothing
-    returning id, message_id, endpoint_id, status`;
+    select * from queued
+    union all
+    select * from refused`;
 }

@@ -1,15 +1,25 @@
 import type { Queryable } from '../../db/connect.js';
 
-/** Ends a delivery as failed after its last attempt, if this claim still holds it. */
+/**
+ * Ends a delivery as failed after its last attempt, if this claim still holds it: out of
+ * webhook_queue, its row written into webhook_delivery_log, in one statement.
+ */
 export async function markFailedFinally(
   sql: Queryable,
   input: { deliveryId: string; leaseToken: string; now: Date },
 ): Promise<boolean> {
   const rows = await sql`
-    update webhook_deliveries
-       set status = 'failed', attempt_count = attempt_count + 1, lease_token = null, lease_until = null,
-           finished_at = ${input.now}, updated_at = ${input.now}
-     where id = ${input.deliveryId}::uuid and status = 'sending' and lease_token = ${input.leaseToken}::uuid
+    with ended as (
+      delete from webhook_queue
+       where id = ${input.deliveryId}::uuid and status = 'sending' and lease_token = ${input.leaseToken}::uuid
+      returning *
+    )
+    insert into webhook_delivery_log
+      (id, message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
+       next_attempt_at, resend_count, failure_reason, created_at, updated_at, finished_at)
+    select e.id, e.message_id, e.endpoint_id, e.workspace_id, e.event_type, e.is_test, 'failed', e.attempt_count + 1,
+           e.max_attempts, e.next_attempt_at, e.resend_count, null, e.created_at, ${input.now}, ${input.now}
+      from ended e
     returning id`;
   return rows.length > 0;
 }

@@ -7,19 +7,28 @@ export interface DeliveryDetailRow extends DeliveryRow {
   endpoint_removed: boolean;
 }
 
+/**
+ * One delivery, open or finished. `forUpdate` locks its row when it is finished (in the delivery
+ * log: what a resend takes); an open delivery is read without a lock (a view of a union cannot be
+ * locked, and nothing is done to an open one but refusing).
+ */
 export async function readDelivery(
   sql: Queryable,
   input: { deliveryId: string; forUpdate?: boolean },
 ): Promise<DeliveryDetailRow | null> {
-  const lock = input.forUpdate ? sql`for update of d` : sql``;
-  const [row] = await sql<DeliveryDetailRow[]>`
+  const read = (from: 'webhook_delivery_log' | 'webhook_deliveries', lock: boolean) => sql<DeliveryDetailRow[]>`
     select d.id, d.endpoint_id, d.workspace_id, d.message_id, m.type, d.status, d.attempt_count, d.max_attempts,
            d.next_attempt_at, d.resend_count, d.is_test, d.failure_reason, d.created_at, d.updated_at, d.finished_at,
            m.body, e.state as endpoint_state, e.removed_at is not null as endpoint_removed
-      from webhook_deliveries d
+      from ${sql(from)} d
       join webhook_messages m on m.id = d.message_id
       join webhook_endpoints e on e.id = d.endpoint_id
      where d.id = ${input.deliveryId}::uuid
-     ${lock}`;
+     ${lock ? sql`for update of d` : sql``}`;
+  if (input.forUpdate) {
+    const [finished] = await read('webhook_delivery_log', true);
+    if (finished) return finished;
+  }
+  const [row] = await read('webhook_deliveries', false);
   return row ?? null;
 }

@@ -26,7 +26,7 @@ export async function readWaitingFacts(
       ? []
       : await sql<{ endpoint_id: string; n: number }[]>`
           select e.id as endpoint_id,
-                 (select count(*) from webhook_deliveries f
+                 (select count(*) from webhook_queue f
                    where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${input.now})::int as n
             from unnest(${input.endpointIds}::uuid[]) as e(id)`;
   return { windowStarts: window?.starts ?? 0, inFlight: new Map(counts.map((row) => [row.endpoint_id, row.n])) };

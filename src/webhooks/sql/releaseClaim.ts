@@ -10,7 +10,7 @@ export async function releaseClaim(
   input: { deliveryId: string; leaseToken: string; nextAttemptAt: Date; now: Date },
 ): Promise<boolean> {
   const rows = await sql`
-    update webhook_deliveries
+    update webhook_queue
        set status = 'pending', lease_token = null, lease_until = null,
            next_attempt_at = ${input.nextAttemptAt}, updated_at = ${input.now}
      where id = ${input.deliveryId}::uuid and status = 'sending' and lease_token = ${input.leaseToken}::uuid

@@ -8,9 +8,11 @@ export type ResendSelection = { deliveryId: string } | { endpointId: string; sin
  * delivery log up to 5 times; a resend has the same webhook-id and body"). A resend is one more
  * attempt, due now, of the same stored message: max_attempts becomes the attempts made so far plus
  * one. Only a finished delivery with a resend left is taken: one delivery in any finished status,
- * or every failed delivery of an endpoint created at or after `since`. The caller holds the row
- * lock (the delivery's, or the endpoint's for a batch) and has checked the endpoint's room for
- * open deliveries. Returns the ids resent.
+ * or every failed delivery of an endpoint created at or after `since`. Each moves from the
+ * delivery log back into webhook_queue with its id, message (webhook-id) and counts, in one
+ * statement; its log row is written again when it ends. The caller holds the row lock (the
+ * delivery's log row, or the endpoint's for a batch) and has checked the endpoint's room for open
+ * deliveries. Returns the ids resent.
  */
 export async function requeueForResend(
   sql: Queryable,
@@ -18,13 +20,20 @@ export async function requeueForResend(
 ): Promise<string[]> {
   const selection =
     'deliveryId' in input
-      ? sql`id = ${input.deliveryId}::uuid and status in ('succeeded', 'failed', 'cancelled')`
+      ? sql`id = ${input.deliveryId}::uuid`
       : sql`endpoint_id = ${input.endpointId}::uuid and status = 'failed' and created_at >= ${input.since}`;
   const rows = await sql<{ id: string }[]>`
-    update webhook_deliveries
-       set status = 'pending', next_attempt_at = ${input.now}, max_attempts = attempt_count + 1,
-           resend_count = resend_count + 1, failure_reason = null, finished_at = null, updated_at = ${input.now}
-     where ${selection} and resend_count < ${input.maxResends}
+    with reopened as (
+      delete from webhook_delivery_log
+       where ${selection} and resend_count < ${input.maxResends}
+      returning *
+    )
+    insert into webhook_queue
+      (id, message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
+       next_attempt_at, resend_count, created_at, updated_at)
+    select r.id, r.message_id, r.endpoint_id, r.workspace_id, r.event_type, r.is_test, 'pending', r.attempt_count,
+           r.attempt_count + 1, ${input.now}, r.resend_count + 1, r.created_at, ${input.now}
+      from reopened r
     returning id`;
   return rows.map((row) => row.id);
 }

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 
 /**
  * Measures the queue and stores it as the one row of metrics_snapshot (migration 0018), in one
- * statement: open deliveries by state through the partial index of open rows, the outbox rows due
+ * statement: open deliveries by state from webhook_queue (open ones only), the outbox rows due
  * for fan-out, and the endpoints not removed by state.
  */
 export async function writeMetricsSnapshot(sql: Queryable, input: { now: Date }): Promise<void> {
@@ -15,8 +15,7 @@ export async function writeMetricsSnapshot(sql: Queryable, input: { now: Date })
                    count(*) filter (where status = 'pending' and next_attempt_at > ${now}) as scheduled,
                    count(*) filter (where status = 'sending') as in_flight,
                    min(next_attempt_at) filter (where status = 'pending' and next_attempt_at <= ${now}) as oldest_due
-              from webhook_deliveries
-             where status in ('pending', 'sending')) d,
+              from webhook_queue) d,
            (select count(*) as waiting from webhook_outbox where available_at <= ${now}) o,
            (select count(*) filter (where state = 'active') as active,
                    count(*) filter (where state = 'paused') as paused

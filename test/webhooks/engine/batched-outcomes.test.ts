@@ -16,7 +16,7 @@ describe('outcomes written in batches, excess dropped in one step', () => {
     expect(batch.deliveries).toHaveLength(3);
     const [lost, , retried] = batch.deliveries;
     // Another claim took the first one over: its lease token is no longer the row's.
-    await f.sql`update webhook_deliveries set lease_token = gen_random_uuid() where id = ${lost!.id}::uuid`;
+    await f.sql`update webhook_queue set lease_token = gen_random_uuid() where id = ${lost!.id}::uuid`;
 
     const statements: string[] = [];
     const counting = new Proxy(f.sql, {

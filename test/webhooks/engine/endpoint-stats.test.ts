@@ -3,14 +3,13 @@ import { HOUR, MINUTE } from '../../../src/clock.js';
 import { endpointStats } from '../../../src/webhooks/management/endpoint-stats.js';
 import { resumeEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { FAIL, OK, deliverDue, endpoint, runSchedulesToEnd, sentOffer, useEngineFixture, workspace } from './helpers.js';
+import { finishOpenDeliveries } from '../../support/deliveries.js';
 
 const f = useEngineFixture();
 
 /** Ends the flaky endpoint's retries, keeping their attempts, so each offer is one hour's traffic. */
 async function cancelOpen() {
-  await f.sql`
-    update webhook_deliveries set status = 'cancelled', finished_at = ${f.clock.now()}, updated_at = ${f.clock.now()}
-     where status = 'pending'`;
+  await finishOpenDeliveries(f.sql, f.sql`d.status = 'pending'`, { status: 'cancelled', at: f.clock.now() });
 }
 
 describe('endpoint statistics over the last 24 hours', () => {

@@ -32,7 +32,7 @@ export async function seedTenants(sql: Sql, input: { waiting: number; idle: numb
        where n.n <= ${input.waiting}
       returning id, workspace_id
     )
-    insert into webhook_deliveries
+    insert into webhook_queue
       (message_id, endpoint_id, workspace_id, event_type, status, max_attempts, next_attempt_at, created_at, updated_at)
     select m.id, e.id, m.workspace_id, 'offer.sent', 'pending', 8, ${input.due}, ${input.due}, ${input.due}
       from messages m
@@ -42,5 +42,5 @@ export async function seedTenants(sql: Sql, input: { waiting: number; idle: numb
        set queue_position = r.position
       from (select workspace_id, row_number() over (order by random()) as position from webhook_workspace_state) r
      where s.workspace_id = r.workspace_id`;
-  await sql`analyze workspaces, webhook_workspace_state, webhook_endpoints, webhook_messages, webhook_deliveries`;
+  await sql`analyze workspaces, webhook_workspace_state, webhook_endpoints, webhook_messages, webhook_queue`;
 }

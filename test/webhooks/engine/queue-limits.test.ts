@@ -3,6 +3,7 @@ import { MINUTE } from '../../../src/clock.js';
 import { resendDelivery } from '../../../src/webhooks/management/resend.js';
 import { endpointDeliveries } from './log-helpers.js';
 import { FAIL, endpoint, manyEvents, statusCounts, useEngineFixture, workspace } from './helpers.js';
+import { finishOpenDeliveries } from '../../support/deliveries.js';
 
 // The start rate lifted, as benchmarks do, so a thousand deliveries can be attempted at once.
 const f = useEngineFixture({ concurrency: 4000, startsPerMinutePerWorkspace: 1_000_000 });
@@ -55,7 +56,7 @@ describe('SPEC.md "Webhook limits" (queues)', () => {
     ]);
     await expect(resendDelivery(f.manage, { deliveryId: failed[0]!.id, actorId: ws.ownerId })).rejects.toThrow(/1000 open deliveries/);
 
-    await f.sql`update webhook_deliveries set status = 'cancelled', finished_at = now() where status = 'pending' and endpoint_id = ${ep.id}::uuid`;
+    await finishOpenDeliveries(f.sql, f.sql`d.status = 'pending' and d.endpoint_id = ${ep.id}::uuid`, { status: 'cancelled', at: f.clock.now() });
     f.clock.advance(MINUTE);
     const resent = await resendDelivery(f.manage, { deliveryId: failed[0]!.id, actorId: ws.ownerId });
     expect(resent).toMatchObject({ status: 'pending', resend_count: 1 });
