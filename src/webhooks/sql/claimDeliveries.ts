@@ -51,6 +51,10 @@ export interface ClaimInput {
  *   are ordered by queue_position, and every workspace served moves behind all others. Rows of a
  *   workspace another worker is claiming for are skipped (`skip locked`), which also makes the
  *   start count below exact across workers.
+ * - Only workspaces that may have work are read (migration 0030): the ready ones, in queue order,
+ *   up to the last one taken; those whose set-aside time has come (`woken`); those with a stale
+ *   attempt. A workspace among them found with nothing it may start is set aside (`settled`),
+ *   so tens of thousands of idle or waiting workspaces behind the front cost nothing.
  * - Each workspace gets at most what its start-rate window has left; the excess stays pending and
  *   waits for the next window ("excess waits, is not dropped"). Every attempt counts as a start.
  * - Within a workspace endpoints alternate, and an endpoint already holding its share of
