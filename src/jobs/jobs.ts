@@ -1,12 +1,21 @@
-import type { Clock } from '../clock.js';
+import { DAY, type Clock } from '../clock.js';
 import type { Sql } from '../db/connect.js';
 import { expireDueOffers } from '../domain/expiry.js';
 import { deleteExpiredSessions } from '../domain/sessions.js';
 import { coerceError, type Logger } from '../log.js';
 import { withSpan } from '../telemetry/tracing.js';
-import { DELIVERY_LOG_RETENTION_MS, EXPIRY_JOB_INTERVAL_MS, RETENTION_BATCH_SIZE, RETENTION_JOB_INTERVAL_MS } from './policy.js';
+import {
+  DELIVERY_LOG_RETENTION_MS,
+  EXPIRY_JOB_INTERVAL_MS,
+  LOG_PARTITION_DAYS_AHEAD,
+  LOG_PARTITIONS_JOB_INTERVAL_MS,
+  RETENTION_BATCH_SIZE,
+  RETENTION_JOB_INTERVAL_MS,
+} from './policy.js';
 import { claimJobRun } from './sql/claimJobRun.js';
-import { deleteExpiredLog } from './sql/deleteExpiredLog.js';
+import { deleteExpiredLog, deleteUnusedMessages } from './sql/deleteExpiredLog.js';
+import { dropExpiredPartitions } from './sql/dropExpiredPartitions.js';
+import { ensureLogPartitions } from './sql/ensureLogPartitions.js';
 
 /**
  * The periodic jobs: offer expiry, the delivery log's retention and ended console sessions (and
@@ -41,18 +50,44 @@ export const expireOffersJob: PeriodicJob = {
   run: ({ sql, clock }) => expireDueOffers(sql, clock),
 };
 
-/** SPEC.md "Webhook limits": delivery log retention 30 days. */
+/**
+ * The delivery log's and the attempts' daily partitions (migration 0020) for the next
+ * LOG_PARTITION_DAYS_AHEAD days, by the clock. Not today's: a day is made before it begins, and a
+ * day already under way without one (the jobs stood still) keeps its rows in the default
+ * partition, where they are read and retained like any others, rather than moving them while
+ * they are written.
+ */
+export const logPartitionsJob: PeriodicJob = {
+  name: 'webhook-log-partitions',
+  intervalMs: LOG_PARTITIONS_JOB_INTERVAL_MS,
+  run: ({ sql, clock }) => {
+    const now = clock.now().getTime();
+    return ensureLogPartitions(sql, { firstDay: new Date(now + DAY), lastDay: new Date(now + LOG_PARTITION_DAYS_AHEAD * DAY) });
+  },
+  log: 'when-busy',
+};
+
+/**
+ * SPEC.md "Webhook limits": delivery log retention 30 days (what that means exactly:
+ * docs/delivery-log.md "Retention"). Whole days go at once: a day's partition is dropped once the
+ * day ended 30 days ago. Rows of the default partitions go one by one at 30 days, and messages no
+ * delivery refers to any more once they are 30 days old. Returns the partitions and rows removed.
+ */
 export const deliveryLogRetentionJob: PeriodicJob = {
   name: 'webhook-log-retention',
   intervalMs: RETENTION_JOB_INTERVAL_MS,
   async run({ sql, clock }) {
     const before = new Date(clock.now().getTime() - DELIVERY_LOG_RETENTION_MS);
-    let total = 0;
+    let total = await dropExpiredPartitions(sql, { before });
     for (;;) {
       const deleted = await deleteExpiredLog(sql, { before, limit: RETENTION_BATCH_SIZE });
       total += deleted;
-      if (deleted < RETENTION_BATCH_SIZE) return total;
+      if (deleted < RETENTION_BATCH_SIZE) break;
     }
+    let messages: number;
+    do messages = await deleteUnusedMessages(sql, { before, limit: RETENTION_BATCH_SIZE });
+    while (messages === RETENTION_BATCH_SIZE);
+    return total;
   },
 };
 
@@ -63,7 +98,7 @@ export const consoleSessionRetentionJob: PeriodicJob = {
   run: ({ sql, clock }) => deleteExpiredSessions(sql, clock),
 };
 
-export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, deliveryLogRetentionJob, consoleSessionRetentionJob];
+export const PERIODIC_JOBS: readonly PeriodicJob[] = [expireOffersJob, logPartitionsJob, deliveryLogRetentionJob, consoleSessionRetentionJob];
 
 /**
  * Runs each job whose period has come, at most once per period across all workers (worker_jobs).

@@ -1,13 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/db/migrate.js';
+import { dropExpiredPartitions } from '../../../src/jobs/sql/dropExpiredPartitions.js';
 import { WORKER_LOCK_CLASS } from '../../../src/webhooks/engine/liveness.js';
 import { useDatabaseBefore } from '../../support/database-before.js';
 
 /**
- * Migration 0019 (and every one after it) on a database whose webhook_deliveries holds open and
+ * Migrations 0019 and 0020 (and every one after them) on a database whose webhook_deliveries holds open and
  * finished deliveries with their attempts: open ones move into webhook_queue with their id,
- * schedule, lease and webhook-id, finished ones stay in the delivery log, no attempt is lost.
+ * schedule, lease and webhook-id, finished ones stay in the delivery log, no attempt is lost, and
+ * the old rows become one legacy partition of the log and of the attempts, dropped whole by
+ * retention once their range is past.
  */
 const db = useDatabaseBefore('webhook_queue');
 
@@ -95,5 +98,37 @@ describe('migration webhook_queue', () => {
     const logged = await db.sql<{ id: string; status: string }[]>`select id, status from webhook_delivery_log order by id`;
     expect(logged).toEqual(before.filter((d) => !open.includes(d)).map((d) => ({ id: d.id, status: d.status })));
     expect(await db.sql`select id, delivery_id, endpoint_id, attempt, attempted_at from webhook_attempts order by id`).toEqual(attemptsBefore);
+  });
+
+  it('keeps the old rows as a legacy partition of each table, numbers new attempts after the old ones, and lets retention drop it whole', async () => {
+    const parts = await db.sql<{ parent: string; name: string; lower_bound: Date | null; upper_bound: Date }[]>`
+      select t.parent, p.name, p.lower_bound, p.upper_bound
+        from unnest(array['webhook_delivery_log', 'webhook_attempts']) as t(parent)
+       cross join lateral webhook_log_partitions(t.parent::regclass) p
+       order by t.parent, p.upper_bound`;
+    const legacy = parts.filter((p) => p.lower_bound === null);
+    expect(legacy.map((p) => p.name).sort()).toEqual(['webhook_attempts_legacy', 'webhook_delivery_log_legacy']);
+    // Up to the start of the next UTC day after the migration; the days after it follow.
+    const tomorrow = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 + 86_400_000);
+    for (const p of legacy) expect(p.upper_bound.getTime()).toBeGreaterThanOrEqual(tomorrow.getTime() - 86_400_000);
+    for (const parent of ['webhook_delivery_log', 'webhook_attempts']) {
+      const [old] = legacy.filter((p) => p.parent === parent);
+      expect(parts.some((p) => p.parent === parent && p.lower_bound?.getTime() === old!.upper_bound.getTime())).toBe(true);
+    }
+    expect(await db.sql`select distinct tableoid::regclass::text as part from webhook_delivery_log`).toEqual([{ part: 'webhook_delivery_log_legacy' }]);
+
+    const [last] = await db.sql<{ id: string; delivery_id: string; endpoint_id: string }[]>`
+      select id, delivery_id, endpoint_id from webhook_attempts order by id desc limit 1`;
+    const [added] = await db.sql<{ id: string }[]>`
+      insert into webhook_attempts (delivery_id, endpoint_id, attempt, attempted_at, succeeded, status_code, duration_ms)
+      values (${last!.delivery_id}::uuid, ${last!.endpoint_id}::uuid, 9, now(), true, 200, 5)
+      returning id`;
+    expect(BigInt(added!.id)).toBe(BigInt(last!.id) + 1n);
+
+    const before = legacy[0]!.upper_bound;
+    expect(await dropExpiredPartitions(db.sql, { before: new Date(before.getTime() - 1) })).toBe(0);
+    expect(await dropExpiredPartitions(db.sql, { before })).toBe(legacy.filter((p) => p.upper_bound <= before).length);
+    expect(await db.sql`select to_regclass('webhook_delivery_log_legacy') as gone`).toEqual([{ gone: null }]);
+    expect(await db.sql`select count(*)::int as n from webhook_deliveries`).toEqual([{ n: 3 }]);
   });
 });
