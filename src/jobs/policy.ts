@@ -15,6 +15,12 @@ export const LOG_PARTITIONS_JOB_INTERVAL_MS = 6 * HOUR;
  * never land in the default partition unless the jobs stood still for this long.
  */
 export const LOG_PARTITION_DAYS_AHEAD = 3;
+/**
+ * Longest wait for the lock a partition's attach or drop takes (the parent's, or the default
+ * partition's): a console read holding it makes the job give up and try again next period
+ * instead of queueing every read and write of the log behind it.
+ */
+export const LOG_PARTITION_LOCK_TIMEOUT_MS = 5 * SECOND;
 /** Rows deleted per retention statement, so a large backlog never holds long locks. */
 export const RETENTION_BATCH_SIZE = 5_000;
 /** How often a worker asks whether a periodic job is due (wall time; the jobs' periods are far longer). */

@@ -1,4 +1,5 @@
-import type { Queryable } from '../../db/connect.js';
+import type { Sql } from '../../db/connect.js';
+import { LOG_PARTITION_LOCK_TIMEOUT_MS } from '../policy.js';
 
 /** The partitioned tables of the delivery log and their partition keys (migration 0020). */
 const LOG_TABLES = ['webhook_delivery_log', 'webhook_attempts'] as const;
@@ -7,15 +8,21 @@ const LOG_TABLES = ['webhook_delivery_log', 'webhook_attempts'] as const;
  * SPEC.md "Webhook limits": delivery log retention 30 days. Drops every partition of the delivery
  * log and of the attempts whose whole range ended at or before `before` (a day's, or the legacy
  * one of the rows older than the partitioning), each in a statement of its own: dropping a day
- * costs the same whatever it holds. Returns the partitions dropped.
+ * costs the same whatever it holds (waiting at most LOG_PARTITION_LOCK_TIMEOUT_MS for the
+ * parent's lock). Returns the partitions dropped.
  */
-export async function dropExpiredPartitions(sql: Queryable, input: { before: Date }): Promise<number> {
+export async function dropExpiredPartitions(sql: Sql, input: { before: Date }): Promise<number> {
   const expired = await sql<{ name: string }[]>`
     select p.name
       from unnest(${[...LOG_TABLES]}::text[]) as t(parent)
      cross join lateral webhook_log_partitions(t.parent::regclass) p
      where p.upper_bound <= ${input.before}
      order by p.upper_bound, p.name`;
-  for (const { name } of expired) await sql`drop table if exists ${sql(name)}`;
+  for (const { name } of expired) {
+    await sql.begin(async (tx) => {
+      await tx`select set_config('lock_timeout', ${`${LOG_PARTITION_LOCK_TIMEOUT_MS}ms`}, true)`;
+      await tx`drop table if exists ${sql(name)}`;
+    });
+  }
   return expired.length;
 }

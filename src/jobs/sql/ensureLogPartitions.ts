@@ -1,14 +1,19 @@
-import type { Queryable } from '../../db/connect.js';
+import type { Sql } from '../../db/connect.js';
+import { LOG_PARTITION_LOCK_TIMEOUT_MS } from '../policy.js';
 
 /**
  * Makes the missing daily partitions of the delivery log and the attempts for the UTC days
  * `firstDay` to `lastDay` (webhook_log_partitions_ensure, migration 0020; idempotent, and safe
- * beside another call). Returns how many partitions it made.
+ * beside another call), waiting at most LOG_PARTITION_LOCK_TIMEOUT_MS for a lock. Returns how
+ * many partitions it made.
  */
-export async function ensureLogPartitions(sql: Queryable, input: { firstDay: Date; lastDay: Date }): Promise<number> {
-  const [row] = await sql<{ made: number }[]>`
-    select webhook_log_partitions_ensure(${utcDay(input.firstDay)}::date, ${utcDay(input.lastDay)}::date) as made`;
-  return row!.made;
+export async function ensureLogPartitions(sql: Sql, input: { firstDay: Date; lastDay: Date }): Promise<number> {
+  return sql.begin(async (tx) => {
+    await tx`select set_config('lock_timeout', ${`${LOG_PARTITION_LOCK_TIMEOUT_MS}ms`}, true)`;
+    const [row] = await tx<{ made: number }[]>`
+      select webhook_log_partitions_ensure(${utcDay(input.firstDay)}::date, ${utcDay(input.lastDay)}::date) as made`;
+    return row!.made;
+  });
 }
 
 /** The UTC day of an instant, as PostgreSQL reads a date ('2026-01-15'). */

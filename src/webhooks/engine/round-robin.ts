@@ -15,7 +15,10 @@
  *    CLAIM_WORKSPACES workspaces of the queue that have a due delivery, gives each what its start
  *    rate allows (60 per minute), alternates endpoints within a workspace, interleaves workspaces
  *    (one delivery of each, then a second of each, ...), and moves every workspace it served
- *    behind all others, in the order it served them.
+ *    behind all others, in the order it served them. It finds them among the workspaces marked
+ *    ready (migration 0030) without reading the others: a workspace is marked whenever a delivery
+ *    of it becomes pending, and the claim sets one aside when it finds nothing it may start, until
+ *    its earliest pending delivery is due or its start-rate window ends.
  * 4. The worker's loop (engine.ts `step`). Each round fans out at most one batch and then claims,
  *    so deliveries already due keep being claimed while a large outbox backlog is worked off.
  *

@@ -51,6 +51,10 @@ export interface ClaimInput {
  *   are ordered by queue_position, and every workspace served moves behind all others. Rows of a
  *   workspace another worker is claiming for are skipped (`skip locked`), which also makes the
  *   start count below exact across workers.
+ * - Only workspaces that may have work are read (migration 0030): the ready ones, in queue order,
+ *   up to the last one taken; those whose set-aside time has come (`woken`); those with a stale
+ *   attempt. A workspace among them found with nothing it may start is set aside (`settled`),
+ *   so tens of thousands of idle or waiting workspaces behind the front cost nothing.
  * - Each workspace gets at most what its start-rate window has left; the excess stays pending and
  *   waits for the next window ("excess waits, is not dropped"). Every attempt counts as a start.
  * - Within a workspace endpoints alternate, and an endpoint already holding its share of
@@ -65,8 +69,13 @@ export interface ClaimInput {
  * The batch interleaves workspaces: first one delivery of each, then a second of each, and so on.
  */
 export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  if (input.limit <= 0) return [];
+  return claimStatement(sql, input);
+}
+
+/** The claim's one statement, not yet run: claimDeliveries runs it; a test may EXPLAIN it. */
+export function claimStatement(sql: Queryable, input: ClaimInput) {
   const { now, limit, leaseUntil, startsPerWindow, windowEndedBefore, maxInFlightPerEndpoint, maxWorkspaces } = input;
-  if (limit <= 0) return [];
   // The due rows of the endpoint of `rooms r`, oldest first: pending ones due now (at most
   // `pending` of them) and stale `sending` ones (lease passed or worker gone, from `stale`).
   // firsts takes the first of them, picks the rest.
@@ -82,8 +91,20 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
                         from stale g
                        where g.endpoint_id = r.endpoint_id)) u
               order by u.next_attempt_at, u.id`;
+  // SPEC.md "Webhook limits": 60 starts per minute per workspace; a window that began at or
+  // before windowEndedBefore has ended.
+  const hasRoom = sql`(s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
+                       or s.window_starts < ${startsPerWindow})`;
+  // A workspace may start a delivery: room in its window, and a pending delivery due (a scalar
+  // probe reading one index entry: an exists here may be planned as a join over every due
+  // delivery, which grows with the backlog) or a stale attempt to take over.
+  const mayStart = sql`(${hasRoom}
+         and (coalesce((select true from webhook_queue d
+                         where d.workspace_id = s.workspace_id and d.status = 'pending' and d.next_attempt_at <= ${now}
+                         limit 1), false)
+              or s.workspace_id in (select g.workspace_id from stale g)))`;
   return sql<ClaimedDelivery[]>`
-    with recursive live as materialized (
+    with live as materialized (
       select l.objid::bigint as worker
         from pg_locks l
        where l.locktype = 'advisory' and l.granted and l.objsubid = 2
@@ -102,36 +123,70 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
          and (f.lease_until <= ${now}
               or (f.lease_worker is not null and f.lease_worker not in (select worker from live)))
     ),
-    -- Workspaces with open deliveries, one index probe each (a loose scan of
-    -- webhook_queue_workspace_due_idx), so a queue of many idle workspaces costs nothing.
-    open_workspaces (workspace_id) as (
-      (select d.workspace_id from webhook_queue d order by d.workspace_id limit 1)
-      union all
-      select (select d.workspace_id from webhook_queue d
-               where d.workspace_id > o.workspace_id
-               order by d.workspace_id limit 1)
-        from open_workspaces o
-       where o.workspace_id is not null
-    ),
-    ws as (
-      select s.workspace_id, s.queue_position,
-             case when s.window_started_at > ${windowEndedBefore}
-                  then ${startsPerWindow} - s.window_starts
-                  else ${startsPerWindow} end as capacity
+    -- The front of the round-robin queue: ready workspaces (migration 0030) in queue order from
+    -- webhook_workspace_state_ready_idx, the first maxWorkspaces that may start a delivery now,
+    -- so the workspaces behind them cost nothing however many wait.
+    ready_ws as (
+      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
         from webhook_workspace_state s
-       -- One array, built once: as a semi-join against the CTE the generic plan compared every
-       -- state row with every open workspace (n x n).
-       where s.workspace_id = any ((select array_agg(workspace_id) from open_workspaces where workspace_id is not null)::uuid[])
-         and (s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
-              or s.window_starts < ${startsPerWindow})
-         -- Scalar probes, one per workspace, each reading one index entry: an exists here may be
-         -- planned as a join over every due delivery, which grows with the backlog.
-         and (coalesce((select true from webhook_queue d
-                         where d.workspace_id = s.workspace_id and d.status = 'pending' and d.next_attempt_at <= ${now}
-                         limit 1), false)
-              or s.workspace_id in (select g.workspace_id from stale g))
+       where s.ready and ${mayStart}
        order by s.queue_position, s.workspace_id
        limit ${maxWorkspaces}
+         for update skip locked
+    ),
+    -- Workspaces the claim set aside until next_due_at (a retry's pause, a full start-rate
+    -- window), now come: each is taken up once and made ready, and looked at now only if it
+    -- stands before the front's last workspace (woken_front).
+    woken as materialized (
+      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
+        from webhook_workspace_state s
+       where not s.ready and s.next_due_at <= ${now}
+         for update skip locked
+    ),
+    -- How far down the queue the front read: to its last workspace, or all of it when it found
+    -- fewer than it may take.
+    front_end as materialized (
+      select case when count(*) < ${maxWorkspaces} then ${Number.MAX_SAFE_INTEGER}::bigint
+                  else max(r.queue_position) end as queue_position
+        from ready_ws r
+    ),
+    woken_front as (
+      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.version
+        from woken s
+       where s.queue_position <= (select queue_position from front_end) and ${mayStart}
+    ),
+    -- Workspaces not ready with a stale attempt to take over (at most the fleet's concurrency).
+    stale_ws as (
+      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
+        from webhook_workspace_state s
+       where s.workspace_id in (select g.workspace_id from stale g)
+         and not s.ready and (s.next_due_at is null or s.next_due_at > ${now})
+         and ${hasRoom}
+         for update skip locked
+    ),
+    ws as materialized (
+      select c.workspace_id, c.queue_position, c.window_started_at, c.window_starts, c.version,
+             case when c.window_started_at > ${windowEndedBefore}
+                  then ${startsPerWindow} - c.window_starts
+                  else ${startsPerWindow} end as capacity
+        from (select * from ready_ws
+              union all
+              select * from woken_front
+              union all
+              select * from stale_ws) c
+       order by c.queue_position, c.workspace_id
+       limit ${maxWorkspaces}
+    ),
+    -- Ready workspaces the front passed over, which may start nothing now (their deliveries were
+    -- taken, cancelled or are in a retry's pause, or their window is full): settled below, so
+    -- each is passed over once.
+    passed as (
+      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
+        from webhook_workspace_state s
+       where s.ready
+         and s.queue_position <= (select queue_position from front_end)
+         and s.workspace_id not in (select r.workspace_id from ready_ws r)
+         and not ${mayStart}
          for update skip locked
     ),
     -- What each endpoint may still start: its share of attempts in flight (fleet-wide) not taken.
@@ -212,16 +267,63 @@ export async function claimDeliveries(sql: Queryable, input: ClaimInput): Promis
         join ws on ws.workspace_id = c.workspace_id
        group by c.workspace_id, ws.queue_position, ws.workspace_id
     ),
+    -- Every workspace this claim served, woke or passed over. checked: one to settle now (passed
+    -- over, or woken before the front's last workspace and not served). A served one stays ready
+    -- until a claim reaches it again and finds it with nothing to start; a woken one behind the
+    -- front is only made ready.
+    looked as (
+      select l.workspace_id, l.window_started_at, l.window_starts, l.version, sv.started, sv.turn,
+             sv.turn is null and (l.passed or l.queue_position <= (select queue_position from front_end)) as checked
+        from (select w.*, false as passed from woken w
+              union all
+              select p.*, true from passed p
+              union all
+              select w.workspace_id, w.queue_position, w.window_started_at, w.window_starts, w.version, false
+                from ws w
+               where w.workspace_id in (select workspace_id from served)
+                 and w.workspace_id not in (select workspace_id from woken)) l
+        left join served sv on sv.workspace_id = l.workspace_id
+    ),
+    -- Whether each one checked may start a delivery, from this statement's snapshot: a pending
+    -- delivery due (or a stale attempt), and room in its window. If not, it leaves the ready ones
+    -- until next_due_at: its earliest pending delivery, no earlier than its window's end; null
+    -- with nothing pending (a failed attempt's reschedule makes it ready again). A row written
+    -- since the snapshot stays ready: the trigger of migration 0030 marked work this snapshot
+    -- cannot see (the locked row's version differs from the snapshot's).
+    settled as materialized (
+      select l.*,
+             not l.checked
+             or coalesce(l.version <> (select x.xmin::text from webhook_workspace_state x where x.workspace_id = l.workspace_id), true)
+             or ((coalesce(e.earliest <= ${now}, false) or l.workspace_id in (select g.workspace_id from stale g))
+                 and (l.window_started_at is null or l.window_started_at <= ${windowEndedBefore}
+                      or l.window_starts < ${startsPerWindow})) as ready,
+             case when l.window_started_at > ${windowEndedBefore} and l.window_starts >= ${startsPerWindow}
+                  then greatest(e.earliest, l.window_started_at + (${now}::timestamptz - ${windowEndedBefore}::timestamptz))
+                  else e.earliest end as next_due_at
+        from looked l
+       cross join lateral (
+             select min(d.next_attempt_at) as earliest
+               from webhook_queue d
+              where l.checked and d.workspace_id = l.workspace_id and d.status = 'pending'
+           ) e
+    ),
     requeued as (
       update webhook_workspace_state s
-         set queue_position = (select coalesce(max(queue_position), 0) from webhook_workspace_state) + served.turn,
-             last_served_at = ${now},
-             window_started_at = case when s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
-                                      then ${now} else s.window_started_at end,
-             window_starts = case when s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
-                                  then served.started else s.window_starts + served.started end
-        from served
-       where s.workspace_id = served.workspace_id
+         set queue_position = case when t.turn is null then s.queue_position
+                                   else (select coalesce(max(queue_position), 0) from webhook_workspace_state) + t.turn end,
+             last_served_at = case when t.turn is null then s.last_served_at else ${now} end,
+             window_started_at = case when t.turn is null or (s.window_started_at > ${windowEndedBefore}) then s.window_started_at
+                                      else ${now} end,
+             window_starts = case when t.turn is null then s.window_starts
+                                  when s.window_started_at > ${windowEndedBefore} then s.window_starts + t.started
+                                  else t.started end,
+             ready = t.ready,
+             next_due_at = case when t.ready then s.next_due_at else t.next_due_at end
+        from settled t
+       -- One array, built once, so the rows are found by key: joined to the CTE, the plan read
+       -- every workspace's row.
+       where s.workspace_id = any ((select array_agg(workspace_id) from settled)::uuid[])
+         and s.workspace_id = t.workspace_id
     )
     select c.id, c.message_id, c.endpoint_id, c.workspace_id, c.attempt_count, c.max_attempts, c.resend_count,
            c.is_test, c.lease_token, c.next_attempt_at as due_at, m.event_recorded_at, m.type, m.body, e.url, e.secret_sealed,

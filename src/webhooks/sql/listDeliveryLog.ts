@@ -43,10 +43,11 @@ export interface LogFilter {
 /**
  * One page of a workspace's delivery log, newest first, after the keyset position `after`.
  *
- * Every filter is a plain equality or range on webhook_deliveries, so the planner walks one of
- * the list indexes of migration 0011 in (created_at desc, id desc) order and stops after `limit`
- * rows: status, event type and endpoint each have an index with that order, and since/until are
- * a range inside it. `q` names few messages (one webhook-id, or the events of one offer), read
+ * Every filter is a plain equality or range on webhook_deliveries (the view of the open
+ * deliveries and the daily partitions of the log, migrations 0019 and 0020), so the planner walks
+ * one of the list indexes of migration 0011 in (created_at desc, id desc) order in each, merges
+ * them and stops after `limit` rows: status, event type and endpoint each have an index with
+ * that order, and since/until are a range inside it. `q` names few messages (one webhook-id, or the events of one offer), read
  * through webhook_messages_offer_idx and the (message_id, endpoint_id) key; that small set is
  * sorted. The endpoint's URL, the offer and the last attempt's status are read for the page only.
  */
@@ -59,7 +60,12 @@ export async function listDeliveryLog(
            m.offer_id, d.status, d.attempt_count, d.max_attempts, d.resend_count, d.is_test, d.failure_reason,
            d.next_attempt_at, d.lease_until, d.created_at, d.created_at::text as created_at_key,
            (select a.status_code from webhook_attempts a
-             where a.delivery_id = d.id order by a.id desc limit 1) as last_response_status
+             where a.delivery_id = d.id
+               -- Only the days the delivery lived in (a day's margin for the clocks of several
+               -- hosts), so each row reads a few daily partitions of the attempts, not all of them.
+               and a.attempted_at >= d.created_at - interval '1 day'
+               and a.attempted_at < coalesce(d.finished_at, 'infinity') + interval '1 day'
+             order by a.id desc limit 1) as last_response_status
       from (select d.*
               from webhook_deliveries d
              where ${logConditions(sql, input)}

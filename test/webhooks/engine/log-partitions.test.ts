@@ -122,4 +122,26 @@ describe('daily partitions of the delivery log and the attempts', () => {
     expect(await f.sql`select tableoid::regclass::text as part from webhook_attempts`).toEqual([{ part: 'webhook_attempts_p20300601' }]);
     expect(await shownDelivery(f, row!.id)).toMatchObject({ status: 'succeeded', attempts: [{ attempt: 1, succeeded: true }] });
   });
+
+  it('are not made while a reader holds the default partition past the lock timeout, and are made once it lets go', async () => {
+    let locked!: () => void;
+    let release!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reader = f.sql.begin(async (tx) => {
+      await tx`lock table webhook_delivery_log_default in access share mode`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    const day = new Date('2031-03-01T00:00:00.000Z');
+    try {
+      await expect(ensureLogPartitions(f.sql, { firstDay: day, lastDay: day })).rejects.toThrow(/lock timeout/);
+      expect(await exists(f.sql, 'webhook_delivery_log_p20310301')).toBe(false);
+    } finally {
+      release();
+      await reader;
+    }
+    expect(await ensureLogPartitions(f.sql, { firstDay: day, lastDay: day })).toBe(2);
+  });
 });
