@@ -12,12 +12,8 @@ export async function analyzeWebhookTables(sql: Sql): Promise<void> {
 }
 
 /**
- * A stand-in for autovacuum's ANALYZE, started only when the server runs with `autovacuum = off`
- * (this machine's PostgreSQL service does). Without any ANALYZE the planner never learns that
- * webhook_deliveries went from empty to 200,000 rows, the worker's prepared statements keep the
- * plans they got when it was empty, and a claim that takes 20 ms with statistics took 3 s (seen
- * in a full run with `log_min_duration_statement`). A service in production keeps autovacuum on
- * (README "Running in production"); the benchmark measures the engine, not a missing autovacuum.
+ * A stand-in for autovacuum's ANALYZE when the server runs with `autovacuum = off`: without statistics the
+ * worker's claims keep plans made for empty tables (20 ms became 3 s). Production keeps autovacuum on.
  */
 export function startAutoanalyzeStandIn(sql: Sql, autovacuum: string, log: (line: string) => void): () => Promise<void> {
   if (autovacuum !== 'off') return async () => {};

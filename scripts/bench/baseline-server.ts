@@ -9,17 +9,9 @@ import { workspaceOfKey } from '../../src/read-model/scope.js';
 import { readWorkspace } from '../../src/read-model/workspace.js';
 
 /**
- * The read API's baseline: a bare `node:http` server that answers the benchmark's
- * requests with the same SQL (the read-model functions the service calls), through postgres.js
- * with the service's pool size, and the same JSON bodies and cursors (the service's CursorCodec on
- * the same key) - and nothing else: no framework, no routing library, no validation, no
- * authentication, no rate limiting, no request log. The workspace is fixed (BENCH_WORKSPACE_ID).
- *
- * The 401 storm needs the one piece of SQL the service runs for it, the key lookup; the
- * orchestrator switches that on for that scenario only (`PUT /__bench/mode?keys=lookup`), so
- * every other scenario is measured without it.
- *
- * Environment: DATABASE_URL, PORT, BENCH_WORKSPACE_ID (and DATABASE_POOL_SIZE like the service).
+ * The read API's baseline (docs/performance.md): bare `node:http`, the service's read-model SQL, pool size, bodies
+ * and cursors, and nothing else; one fixed workspace (BENCH_WORKSPACE_ID). The key lookup runs only once switched
+ * on (`PUT /__bench/mode?keys=lookup`), for the 401 storm alone.
  */
 
 const config = loadConfig();

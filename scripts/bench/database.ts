@@ -4,18 +4,12 @@ import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { migrate } from '../../src/db/migrate.js';
 
 /**
- * The benchmark's own database on the server the service would use: DATABASE_URL's server when
- * set, else the embedded PostgreSQL under the data directory. It never touches the service's own
- * database (`offerdesk` on the embedded server, or DATABASE_URL's), so a demo workspace and a
- * 1,000,000-offer benchmark workspace live side by side, and the seeded data survives between runs.
+ * The benchmark's own database on the server the service would use (DATABASE_URL's, else the embedded one),
+ * beside the service's own database, so the seeded data survives between runs.
  */
 export type BenchDatabase = Awaited<ReturnType<typeof openBenchDatabase>>;
 
-/**
- * Which PostgreSQL a run measured (the embedded one or DATABASE_URL's service), and its settings
- * that move the numbers: a run is only compared with another of the same setup (report.ts). With
- * `autovacuum` off the bench stands in for its ANALYZE (autoanalyze.ts).
- */
+/** Which PostgreSQL a run measured and the settings that move its numbers (runs compare only on the same setup). */
 export type DatabaseSetup = BenchDatabase['setup'];
 
 /** Pool of the orchestrating process: seeding runs one statement at a time, probes need a few. */

@@ -4,12 +4,8 @@ import autocannon from 'autocannon';
 import { percentile } from './numbers.js';
 
 /**
- * The load generator, run as its own process (`node --import tsx load.ts <spec.json>`) so that it
- * never shares an event loop with a server under test. It drives autocannon with a fixed number of
- * keep-alive connections for a fixed duration over a list of prepared requests; each connection
- * starts at its own place in the list, so rotating ids, cursors and keys are spread over the
- * connections. Latency is taken from every response with sub-millisecond precision (autocannon's
- * own histogram counts whole milliseconds). The result is one JSON line on stdout.
+ * The load generator, its own process (no shared event loop with a server under test): autocannon over prepared
+ * requests, each connection from its own place in the list; latency of every response to the sub-millisecond.
  */
 export interface LoadSpec {
   origin: string;
@@ -36,10 +32,7 @@ async function run(spec: LoadSpec) {
     connections: spec.connections,
     duration: spec.durationSeconds,
     timeout: REQUEST_TIMEOUT_S,
-    // autocannon prebuilds this list for every connection before setupClient narrows it: the
-    // whole list (32,000 keys in the 401 storm) made that 1,000,000 requests, which blocked this
-    // process for about 15 s while the first connections' answers waited (10 s timeouts, and a
-    // run time counted from before the stall). One window is what a connection uses anyway.
+    // autocannon prebuilds this for every connection before setupClient narrows it: the whole list stalled it 15 s.
     requests: list.slice(0, MAX_REQUESTS_PER_CONNECTION),
     setupClient: (client: { setRequests(requests: unknown[]): void }) => {
       // Each connection gets its own window of the list (autocannon prebuilds every request of it).
@@ -54,8 +47,7 @@ async function run(spec: LoadSpec) {
   });
   // once() rejects on an 'error' event.
   const [result] = (await once(instance, 'done')) as [autocannon.Result];
-  // autocannon's own run time (from its start to its end), not this process's: building the
-  // prepared requests before the start must not count against the server.
+  // autocannon's own run time: building the prepared requests must not count against the server.
   const seconds = result.duration;
   const sorted = latencies.sort((a, b) => a - b);
   const count = sorted.length;

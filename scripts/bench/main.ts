@@ -11,11 +11,7 @@ import { compareWithPrevious, printReport, sanityProblems, type BenchResults } f
 import { ensureSeeded } from './seed-data.js';
 import { runWebhookBenchmark } from './webhooks/run.js';
 
-/**
- * `npm run bench`: seeds (or reuses) a 1,000,000-offer workspace in the bench's own
- * database, measures the read API and the webhook delivery against baselines in the same run,
- * prints a table and writes bench/results.json. `npm run bench:smoke` runs tiny sizes.
- */
+/** `npm run bench` (docs/performance.md): seeds or reuses, measures against baselines, writes bench/results.json. */
 const options = parseOptions(process.argv.slice(2));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const runStarted = performance.now();

@@ -1,10 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_WEBHOOK_WORKER_CONCURRENCY } from '../../src/config.js';
 
-/**
- * Sizes of `npm run bench` (docs/performance.md) and `npm run bench:smoke` (tiny, for CI: it checks that
- * everything runs end to end and produces sane numbers, never how fast).
- */
+/** Sizes of `npm run bench` (docs/performance.md) and `npm run bench:smoke` (tiny: sane numbers, never how fast). */
 export type BenchOptions = ReturnType<typeof parseOptions>;
 
 const USAGE = `usage: npm run bench [-- options]
@@ -20,7 +17,6 @@ const USAGE = `usage: npm run bench [-- options]
   --events <n>          webhook events of the throughput run (default 100000)
   --concurrency <n>     attempts in flight per webhook worker and in the baseline sender (default: the worker's default)
   --profile             run the API service with --cpu-prof (profiles under bench/profiles/)
-  --database <name>     bench database on the server (default offerdesk_bench, offerdesk_bench_smoke)
   --help`;
 
 /** Bad options: one line of reason and the usage on stderr, exit 2. */
@@ -34,7 +30,7 @@ export function parseOptions(argv: string[]) {
   const text = { type: 'string' } as const;
   let values;
   try {
-    const options = { smoke: flag, reseed: flag, profile: flag, help: flag, only: { type: 'string', default: 'all' }, duration: text, connections: text, events: text, concurrency: text, database: text, workspaces: text, 'idle-workspaces': text, 'log-rows': text } as const;
+    const options = { smoke: flag, reseed: flag, profile: flag, help: flag, only: { type: 'string', default: 'all' }, duration: text, connections: text, events: text, concurrency: text, workspaces: text, 'idle-workspaces': text, 'log-rows': text } as const;
     ({ values } = parseArgs({ args: argv, options, strict: true }));
   } catch (error) {
     fail((error as Error).message);
@@ -52,15 +48,13 @@ export function parseOptions(argv: string[]) {
   };
   const smoke = values.smoke;
   if (values['idle-workspaces'] !== undefined && values.workspaces === undefined) fail('--idle-workspaces needs --workspaces');
-  // Interpolated into CREATE/DROP DATABASE: a plain identifier only.
-  if (values.database !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) fail('--database must be a lower-case identifier');
   return {
     smoke,
     reseed: values.reseed,
     only,
     profile: values.profile,
-    /** Bench database on the server: full and smoke runs keep their data apart. */
-    database: values.database ?? (smoke ? 'offerdesk_bench_smoke' : 'offerdesk_bench'),
+    /** Full and smoke runs keep their data apart. */
+    database: smoke ? 'offerdesk_bench_smoke' : 'offerdesk_bench',
     seed: smoke
       ? { offers: 2_000, otherWorkspaces: 2, offersPerOtherWorkspace: 200, randomSeed: 1 }
       : { offers: 1_000_000, otherWorkspaces: 3, offersPerOtherWorkspace: 10_000, randomSeed: 1 },

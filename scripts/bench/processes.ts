@@ -14,10 +14,7 @@ const READY_TIMEOUT_MS = 60_000;
 const POLL_MS = 50;
 const STOP_TIMEOUT_MS = 15_000;
 
-/**
- * What the bench's services and workers share: the bench database, a fresh master key (with
- * DATABASE_URL the service generates none and refuses to start), and no Redis (in-memory limiter).
- */
+/** The bench database, a fresh master key (with DATABASE_URL the service makes none) and no Redis (in-memory limiter). */
 export const benchEnv = (databaseUrl: string) => ({ DATABASE_URL: databaseUrl, OFFERDESK_MASTER_KEY: randomBytes(32).toString('base64'), REDIS_URL: '' });
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,21 +47,12 @@ export async function stopAllChildren(): Promise<void> {
 export function startNode(
   name: string,
   script: string,
-  options: {
-    args?: string[];
-    env?: Record<string, string>;
-    nodeArgs?: string[];
-    logFile?: string;
-    /** Keep stdout for output() instead of the log file. */
-    pipeStdout?: boolean;
-    /** `script` is a built JavaScript file under the repository, run by plain node (no TypeScript loader). */
-    built?: boolean;
-  },
+  // pipeStdout: stdout kept for output(); built: `script` is built JavaScript under the repository, run by plain node.
+  options: { args?: string[]; env?: Record<string, string>; nodeArgs?: string[]; logFile?: string; pipeStdout?: boolean; built?: boolean },
 ) {
   if (options.built) buildIfStale();
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const out = options.pipeStdout ? 'pipe' : (logFd ?? 'ignore');
-  // Bench scripts run from source through the same TypeScript loader.
   const entry = options.built ? [join(REPO_DIR, script)] : ['--import', 'tsx', join(BENCH_DIR, script)];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])], {
     cwd: REPO_DIR,
@@ -93,35 +81,23 @@ export function startNode(
   return proc;
 }
 
-/** Waits until GET <origin>/healthz answers 200 (both servers have it), or the process ends. */
-export async function waitForHealth(proc: NodeProcess, origin: string): Promise<void> {
-  // Refused while it is not listening yet.
-  const healthy = () => fetch(`${origin}/healthz`).then((res) => res.arrayBuffer().then(() => res.ok), () => false);
-  await waitUntil(`${proc.name} did not become healthy at ${origin} (or it exited)`, healthy, proc.ended);
-}
-
-/** A server script on a free port (PORT), healthy; its log under `workDir`. */
+/** A server script on a free port (PORT), once GET /healthz answers 200; its log under `workDir`. */
 export async function startServer(name: string, script: string, options: Parameters<typeof startNode>[2] & { env: Record<string, string>; workDir: string }) {
   const port = await freePort();
   const proc = startNode(name, script, { ...options, env: { ...options.env, PORT: String(port) }, logFile: join(options.workDir, `${name}.log`) });
   const origin = `http://127.0.0.1:${port}`;
-  await waitForHealth(proc, origin);
+  const healthy = () => fetch(`${origin}/healthz`).then((res) => res.arrayBuffer().then(() => res.ok), () => false);
+  await waitUntil(`${name} did not become healthy at ${origin} (or it exited)`, healthy, proc.ended);
   return { proc, origin };
 }
 
-/**
- * The service as it ships: the built CLI (`npm start` runs it), `offerdesk serve --no-worker`, by
- * plain node, on the bench database with `env` on top of benchEnv (no demo seed, loopback only).
- */
+/** The service as it ships: the built CLI's `offerdesk serve --no-worker`, `env` on top of benchEnv. */
 export function startService(name: string, databaseUrl: string, env: Record<string, string>, workDir: string, nodeArgs: string[] = []) {
   const common = { ...benchEnv(databaseUrl), OFFERDESK_DEMO_SEED: 'false', HOST: '127.0.0.1' };
   return startServer(name, 'bin/offerdesk.js', { built: true, args: ['serve', '--no-worker'], nodeArgs, env: { ...common, ...env }, workDir });
 }
 
-/**
- * Peak resident memory of a process in MB. The kernel keeps the high-water mark (VmHWM), and
- * writing 5 to clear_refs resets it, so each scenario gets its own peak.
- */
+/** Writing 5 to clear_refs resets the kernel's high-water mark (VmHWM), so each scenario gets its own peak. */
 export function resetPeakRss(pid: number): void {
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -147,10 +123,7 @@ function readProc(pid: number, file: string): string | null {
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;
 
-/**
- * CPU time (user + system) a process has used so far, in ms: the cost per request stays
- * comparable on a noisy machine where throughput alone swings with other load.
- */
+/** CPU time (user + system) used so far, in ms: comparable on a noisy machine where throughput swings. */
 export function cpuMs(pid: number): number | null {
   const stat = readProc(pid, 'stat');
   if (stat === null) return null;

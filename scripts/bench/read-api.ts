@@ -9,12 +9,7 @@ import type { SeededData } from './seed-data.js';
 import { clearEndpoints } from './webhooks/setup.js';
 import { measureTracingCost } from './tracing-sink.js';
 
-/**
- * Read API: the service as it ships (`offerdesk serve --no-worker`, limits lifted, the limiter
- * still running) against the bare baseline server, scenario by scenario, over HTTP, each side under
- * the same load from a separate process. Reports req/s, p50/p99, the server's CPU per request and
- * its peak RSS per scenario. `npm run bench -- --only read` runs this part alone.
- */
+/** Read API: the service as it ships (limits lifted) against the bare baseline server, scenario by scenario (docs/performance.md). */
 
 /** The read sizes of options.ts; profileDir: add --cpu-prof to the service, profiles land there. */
 export type ReadOptions = BenchOptions['read'] & { profileDir: string | null; workDir: string; log: (line: string) => void };
@@ -25,13 +20,8 @@ export type ReadResults = Awaited<ReturnType<typeof runReadBenchmark>>;
 
 type Side = { proc: NodeProcess; origin: string };
 
-interface Scenario {
-  name: string;
-  description: string;
-  requests: { path: string; headers: Record<string, string> }[];
-  /** The 401 storm: every key unknown; the baseline runs the key lookup for it alone. */
-  unauthorized: boolean;
-}
+/** unauthorized: the 401 storm, every key unknown; the baseline runs the key lookup for it alone. */
+type Scenario = { name: string; description: string; requests: { path: string; headers: Record<string, string> }[]; unauthorized: boolean };
 
 const BASE = '/api/v1';
 /** Limits lifted far above anything a 2-core machine can send in a window. */
@@ -41,17 +31,12 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   const { key } = await cli<{ key: string }>(db.url, ['key', 'create', '--workspace', seeded.workspaceId, '--name', `bench ${new Date().toISOString()}`, '--as', seeded.accountId]);
   const auth = { authorization: `Bearer ${key}` };
 
-  // A reused bench database keeps the endpoints of the last webhook run, sealed under that run's
-  // master key; the service refuses to start under another key (the start check of
-  // src/sealing/key-check.ts). The read benchmark needs no endpoint: forget them.
+  // Endpoints left by a webhook run are sealed under its master key; the service would refuse to start under ours.
   await clearEndpoints(sql);
-  // The in-memory limiter, as a single API process runs by default. The service runs built (run
-  // from source, the TypeScript loader's own thread alone added tens of MB to its peak RSS); the
-  // baseline, a bench script, still runs from source (it serves no framework).
+  // The service runs built: from source, the TypeScript loader alone added tens of MB to its peak RSS.
   const startLifted = (name: string, env: Record<string, string>, nodeArgs: string[] = []) =>
     startService(name, db.url, { RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...env }, options.workDir, nodeArgs);
   const profile = options.profileDir;
-  // Only this run's profiles (node makes the directory again).
   if (profile) rmSync(profile, { recursive: true, force: true });
   const [service, baseline] = await Promise.all([
     startLifted('service', {}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
@@ -131,11 +116,8 @@ async function setBaselineKeys(origin: string, mode: 'none' | 'lookup'): Promise
 }
 
 /**
- * Walks the list through the service's API, 100 offers per page, down to the start of page
- * `deepPage` of `pageSize` offers, keeping the cursors of the last hundred steps: the deep-page
- * scenario rotates over them (all within the last 100 pages before page N, the last one exactly
- * page N), so it is not one hot row range. The cursors stay valid as long as the seeded data and
- * the service's cursor key do, so a walk is kept in the bench database and reused by later runs.
+ * Walks the list through the API down to page `deepPage`, keeping the last hundred cursors (the deep-page
+ * scenario rotates over them, not one hot row range); kept in the bench database for later runs.
  */
 async function deepCursors(sql: Sql, origin: string, auth: Record<string, string>, { deepPage, pageSize }: ReadOptions) {
   const [WALK_LIMIT, KEEP] = [100, 100];
@@ -210,10 +192,8 @@ async function checkSameAnswers(scenarios: Scenario[], serviceOrigin: string, ba
   for (const scenario of scenarios) {
     if (scenario.unauthorized) continue;
     for (const request of scenario.requests.slice(0, 3)) {
-      const answer = async (origin: string) => {
-        const res = await fetch(`${origin}${request.path}`, { headers: request.headers });
-        return `${res.status} ${await res.text()}`;
-      };
+      const answer = (origin: string) =>
+        fetch(`${origin}${request.path}`, { headers: request.headers }).then(async (r) => `${r.status} ${await r.text()}`);
       const [a, b] = await Promise.all([answer(serviceOrigin), answer(baselineOrigin)]);
       if (a !== b) throw new Error(`baseline answers ${request.path} differently:\nservice:  ${a.slice(0, 300)}\nbaseline: ${b.slice(0, 300)}`);
     }

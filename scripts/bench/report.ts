@@ -17,12 +17,7 @@ export interface BenchResults {
   durations: { seedSeconds: number | null; readSeconds: number | null; webhookSeconds: number | null; totalSeconds: number };
 }
 
-/**
- * The benchmark's targets (docs/performance.md), checked and printed; a miss is reported, not failed.
- * Read ratios are the service's over the baseline's: req/s in every scenario, CPU per request in all
- * but status=expired; expiredLatencyRatio is status=expired's p50 over page 1's; backlog share is one
- * worker's rate with the largest backlog over its rate with the smallest.
- */
+/** The benchmark's targets (docs/performance.md), checked and printed; a miss is reported, not failed. */
 export const TARGETS = {
   ...{ seedSeconds: 180, readRatio: 0.6, readCpuRatio: 2, expiredLatencyRatio: 2, deepPageRatio: 1.2, rssMb: 250 },
   ...{ webhookRatio: 0.5, webhookP50Ms: 250, failingEndpointSlowdown: 0.1, webhookBacklogShare: 0.8, webhookScaleOut: 1.7, webhookFairnessP99Ms: 5_000 },
@@ -33,7 +28,6 @@ export const TARGETS = {
 const f = (value: number | null | undefined, digits = 0) => (value === null || value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(digits));
 const target = (text: string, ok: boolean) => `  ${text}  ${ok ? 'ok' : 'MISSED'}`;
 
-/** A scenario's service CPU per request over the baseline's. */
 const cpuRatio = (s: ReadResults['scenarios'][number]) => (s.service.serverCpuMsPerRequest ?? NaN) / (s.baseline.serverCpuMsPerRequest ?? NaN);
 
 /** The measured webhook runs, by their label in the table. */
@@ -159,10 +153,7 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
   log(`\ndurations: seed ${seed.seedSeconds === null ? 'reused' : `${f(seed.seedSeconds)} s`}, read ${f(readSeconds)} s, webhooks ${f(webhookSeconds)} s, total ${f(totalSeconds)} s`);
 }
 
-/**
- * The run beside the results file it replaced, ratio by ratio, only when both ran on the same setup
- * (PostgreSQL and its settings, CPUs, Node, kind): numbers from another setup are not comparable.
- */
+/** The run beside the results file it replaced, only when both ran on the same setup (else not comparable). */
 export function compareWithPrevious(results: BenchResults, previous: BenchResults | null, file: string, log: (line: string) => void): void {
   if (!previous) return;
   const setup = (r: BenchResults) => `${r.kind} run, ${r.machine.cpus} CPUs, Node ${r.machine.node}, ${describeDatabase(r.database)}`;

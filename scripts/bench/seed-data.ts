@@ -3,10 +3,8 @@ import type { BenchOptions } from './options.js';
 import { cli } from './processes.js';
 
 /**
- * The benchmark's data, seeded as a user would, through the CLI: one account, one big workspace
- * filled by `offerdesk seed`, and a few other workspaces so that every query has to filter by
- * workspace. Seeding 1,000,000 offers takes minutes, so the result is recorded in `bench_seed` and
- * reused by the next run with the same parameters (`--reseed` forces a new one).
+ * The read bench's data, seeded through the CLI: one big workspace and a few others (every query filters by
+ * workspace), recorded in `bench_seed` and reused by runs with the same parameters (`--reseed` forces a new one).
  */
 type SeedParams = BenchOptions['seed'];
 /** What was seeded; originalSeedSeconds: the seed that produced the data (this run's or an earlier one's). */
@@ -55,8 +53,7 @@ export async function ensureSeeded(sql: Sql, url: string, params: SeedParams, lo
   const seedSeconds = (performance.now() - started) / 1000;
   log(`seeded ${offers.toLocaleString('en')} offers and ${events.toLocaleString('en')} timeline entries in ${seedSeconds.toFixed(1)} s`);
 
-  // A freshly bulk-loaded table has no visibility map and no statistics; autovacuum would get
-  // there on its own, later. The benchmark measures the steady state, so it gets there now.
+  // The steady state: a bulk-loaded table has no visibility map or statistics until autovacuum gets there.
   const vacuumStarted = performance.now();
   await sql`vacuum (analyze) offers, offer_events, api_keys, workspaces`;
   const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;

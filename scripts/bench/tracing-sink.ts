@@ -4,14 +4,10 @@ import { median } from './numbers.js';
 import type { NodeProcess } from './processes.js';
 
 /**
- * What tracing costs the read API (docs/operations.md "Tracing"): the same requests against two
- * fresh service processes, one without tracing and one exporting traces at 10 % sampling
- * (parentbased_traceidratio 0.1) to a local OTLP sink that takes every export and discards it,
- * compared by the server's CPU time per request. Target: at most 10 % more. Both are started
- * here, alike but for OTEL_*, so neither has served more before (a warm heap, a grown pool).
+ * What tracing costs the read API (docs/operations.md "Tracing"): two fresh services, alike but for OTEL_* (so
+ * neither has a warmer heap), one exporting to a local sink that discards, compared by CPU time per request.
  */
 
-/** The sampling the target is stated for: 10 % of traces, and the children of those. */
 const TRACED_SERVICE_ENV = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
 /** Tracing at that sampling costs at most 10 % more server CPU per request. */
 const TRACING_CPU_RATIO_TARGET = 1.1;
@@ -20,10 +16,7 @@ const ROUNDS = 4;
 
 type Measured = { requests: number; seconds: number; serverCpuMsPerRequest: number | null };
 
-/**
- * Starts the sink and both services through `start` (the traced one given the OTEL_* environment
- * that points it at the sink), measures them in turns through `measure`, logs and stops them.
- */
+/** Starts the sink and both services through `start`, measures them in turns through `measure`, logs and stops them. */
 export async function measureTracingCost<Side extends { proc: NodeProcess }>(input: {
   scenario: string;
   start(name: string, env: Record<string, string>): Promise<Side>;
@@ -66,16 +59,11 @@ export async function measureTracingCost<Side extends { proc: NodeProcess }>(inp
       sampler: `${TRACED_SERVICE_ENV.OTEL_TRACES_SAMPLER} ${TRACED_SERVICE_ENV.OTEL_TRACES_SAMPLER_ARG}`,
       offCpuMsPerRequest: off.cpuMsPerRequest,
       onCpuMsPerRequest: on.cpuMsPerRequest,
-      /**
-       * on / off, target <= TRACING_CPU_RATIO_TARGET: the median of the rounds' ratios (each round
-       * runs both sides back to back), which a burst of other load on a shared machine moves less
-       * than the totals.
-       */
+      /** on / off: the median of the rounds' ratios, which a burst of other load moves less than the totals. */
       cpuRatio: roundRatios.length === ROUNDS ? median(roundRatios) : null,
       roundRatios,
       offRequestsPerSecond: off.requestsPerSecond,
       onRequestsPerSecond: on.requestsPerSecond,
-      /** Export requests the sink took from the traced service, and their bytes. */
       exports,
       exportedKb: Math.round(bytes / 1024),
     };

@@ -17,15 +17,8 @@ import { inOwnDatabase } from '../webhooks/scale.js';
 import { seedOpenDeliveries } from '../webhooks/setup.js';
 
 /**
- * The delivery log at scale (`--log-rows n`; docs/delivery-log.md): n finished deliveries with
- * their attempts spread over 30 days (SPEC.md "Webhook limits": 30 days of log), in a database of
- * its own, seeded once (ensureLogSeeded, below) and reused. Three measures:
- *   pages      every filter of the console's log over HTTP (`offerdesk serve`, a session cookie),
- *              PAGE_READS pages of 50 each, walking its cursor: p95 under 50 ms
- *   worker     the throughput run's events with that log beside them, against the throughput run
- *              of the main database, whose log is empty: within 10 %
- *   retention  the product's retention job, its clock set so that the oldest day has just passed
- *              30 days: under 1 s (the next run seeds that day again)
+ * The delivery log at scale (`--log-rows n`; docs/performance.md): n finished deliveries over 30 days (SPEC.md
+ * "Webhook limits"), in a database of its own: its filters' pages, the worker beside it, the retention job.
  */
 export type LogResults = Awaited<ReturnType<typeof deliveryLogPhase>>;
 
@@ -87,11 +80,7 @@ async function timeFilters({ sql, env, options, log }: Bench, seeded: SeededLog)
   }
 }
 
-/**
- * The retention job as the worker runs it, on a clock just past the oldest day's 30 days, timed in
- * its two parts: the day's partitions dropped (its first step, run alone first), then the rest of
- * the job, which deletes the messages no delivery refers to any more.
- */
+/** The retention job on a clock just past the oldest day's 30 days: the partitions dropped, then the messages' cleanup. */
 async function timeRetention(sql: Sql, seeded: SeededLog) {
   const [day] = await sql<{ n: number }[]>`
     select count(*)::int as n from webhook_delivery_log where finished_at >= ${seeded.firstDay} and finished_at < ${new Date(seeded.firstDay.getTime() + DAY)}`;
@@ -105,12 +94,8 @@ async function timeRetention(sql: Sql, seeded: SeededLog) {
 }
 
 /**
- * The delivery log of `--log-rows n`: the 30 days before the seed's day, n / 30 finished deliveries
- * each (src/seed/delivery-log-days.ts, a day at a time into its partitions), so the log is what 30
- * days of retention keep, and 951 deliveries waiting in the queue for a retry (the `pending`
- * filter), due in a year, so the bench's workers leave them. Everything seeded lies before the seed's day, and the
- * bench's runs write after it: clearDeliveries tells them apart by time. A day missing (the
- * retention measure drops the oldest) is seeded again by the next run.
+ * n / 30 finished deliveries for each of the 30 days before the seed's day, and 951 waiting for a retry due in a
+ * year (the `pending` filter). All lie before the runs' writes (clearDeliveries keeps them); a missing day is seeded again.
  */
 export type SeededLog = Awaited<ReturnType<typeof ensureLogSeeded>>;
 type Record = { workspaceId: string; otherId: string; ownerId: string; endpointIds: string[]; firstDay: string; days: number; perDay: number };

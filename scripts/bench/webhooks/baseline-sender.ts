@@ -6,13 +6,8 @@ import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
 import { createWebhookSender } from '../../../src/webhooks/transport/sender.js';
 
 /**
- * The webhook baseline (docs/performance.md): the throughput run's deliveries to answering
- * endpoints, sent again through the project's own sender (address check, signing, pinned
- * keep-alive pools, the same headers) at the worker's concurrency, without the database: rows,
- * bodies and secrets are read before the clock starts and nothing is recorded. Prints one JSON
- * line {"sent","ok","seconds","perSecond"}.
- *
- *   node --import tsx baseline-sender.ts <deliveries> <concurrency>   (environment as for the worker)
+ * The webhook baseline (docs/performance.md): the throughput run's deliveries sent again through the project's own
+ * sender at the worker's concurrency, everything read before the clock starts. Args: <deliveries> <concurrency>.
  */
 const [limit, concurrency] = process.argv.slice(2).map(Number) as [number, number];
 const config = loadConfig();

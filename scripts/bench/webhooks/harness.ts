@@ -15,11 +15,7 @@ import type { BenchOptions } from '../options.js';
 import { benchEnv, freePort, sleep, startNode, waitUntil } from '../processes.js';
 import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
 
-/**
- * What the webhook benchmark's phases share: the receiver process, worker processes, waiting, the
- * bench of one database (startWebhookBench), a measured run of committed events and one of an
- * open backlog.
- */
+/** What the webhook phases share: receiver, workers, waiting, one database's bench, a measured run and a backlog run. */
 
 export const STALL_TIMEOUT_MS = 60_000;
 export const POLL_MS = 200;
@@ -49,13 +45,7 @@ export async function startReceiver(workDir: string, certs: { certPem: string; k
 /** `count` worker processes, ready; stop() ends them and sums the statements and transactions they counted. */
 export async function startWorkers(count: number, env: Record<string, string>, workDir: string): Promise<{ stop(): Promise<{ statements: number; transactions: number }> }> {
   const procs = Array.from({ length: count }, (_, i) =>
-    startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', {
-      env,
-      pipeStdout: true,
-      logFile: join(workDir, `worker-${i + 1}.log`),
-      // BENCH_WORKER_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops.
-      nodeArgs: process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_WORKER_CPU_PROF] : [],
-    }),
+    startNode(`worker-${i + 1}`, 'webhooks/worker-process.ts', { env, pipeStdout: true, logFile: join(workDir, `worker-${i + 1}.log`) }),
   );
   await waitUntil('webhook workers did not start', async () => procs.every((proc) => proc.output().includes('"ready":true')));
   return {
@@ -79,13 +69,9 @@ export async function waitForArrivals(receiver: Receiver, count: number, deadlin
 }
 
 /**
- * Waits until every event is out of the outbox and every delivery has had its first attempt.
- *
- * The database is asked only while no new first attempt arrives (and once per progress line):
- * counting the open deliveries reads the delivery table, about 30 ms of three PostgreSQL processes
- * at 200,000 rows, and asked every poll it took about a quarter of a core from the phase it was
- * timing (the worker's throughput run: 150 µs of PostgreSQL CPU per delivery outside the worker's
- * own backends). While first attempts keep arriving the phase is plainly not done.
+ * Waits until every event is out of the outbox and every delivery has had its first attempt. The
+ * database is asked only while no first attempt arrives (and per progress line): counting open
+ * deliveries every poll took a quarter of a core from the run it timed.
  */
 export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (line: string) => void, workspaceIds?: string[]): Promise<void> {
   const countOpen = async () => {
@@ -96,8 +82,7 @@ export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (l
     return Number(row!.open);
   };
   let last = { distinct: -1, requests: -1, open: -1 };
-  let lastProgress = Date.now();
-  let lastLog = Date.now();
+  let [lastProgress, lastLog] = [Date.now(), Date.now()];
   for (;;) {
     await sleep(POLL_MS);
     const { requests, distinct } = await receiver.summary();
@@ -119,11 +104,7 @@ export type WebhookOptions = BenchOptions['webhooks'] & { workDir: string; log: 
 /** One measured run; statements and transactions per attempt from the workers' postgres.js debug hook. */
 export type RunStats = Awaited<ReturnType<typeof measure>>;
 
-/**
- * What every phase uses: the bench database, the receiver, the worker environment, every workspace
- * (`setup`) and those of the throughput runs (`workspaces`, the first `options.workspaces`), and
- * in the log bench's database the end of its seeded days (`keepLogBefore`: clearDeliveries keeps them).
- */
+/** What every phase uses; `workspaces` are the throughput runs' (the first `options.workspaces`), keepLogBefore the log bench's. */
 export type Bench = Awaited<ReturnType<typeof startWebhookBench>>;
 
 export type Events = Parameters<typeof commitEvents>[1];
@@ -154,9 +135,8 @@ export const addHook = async (b: Bench, ws: { id: string; ownerId: string }, pat
 export async function addBenchEndpoints(b: Bench): Promise<void> {
   await clearEndpoints(b.sql);
   const started = performance.now();
-  for (const [i, ws] of b.setup.workspaces.entries()) {
+  for (const [i, ws] of b.setup.workspaces.entries())
     for (let e = 1; e <= b.options.endpointsPerWorkspace; e++) await addHook(b, ws, `/ws/${i}/${e}`);
-  }
   b.log(`added ${b.setup.workspaces.length * b.options.endpointsPerWorkspace} endpoints in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
@@ -206,9 +186,7 @@ export async function backlogRun<T>(b: Bench, workspaceIds: string[], perWorkspa
   await clearDeliveries(sql, b.keepLogBefore);
   await receiver.reset();
   const open = await seedOpenDeliveries(sql, workspaceIds, perWorkspace);
-  // A real backlog builds up over minutes, during which autovacuum's ANALYZE sees it; written
-  // here in one transaction, the worker would plan its claims for empty tables (each claim then
-  // read all 200,000 open rows several times over). Statistics are brought up to date first.
+  // Written in one transaction, the backlog is unseen by autovacuum's ANALYZE: the claims would be planned for empty tables.
   await analyzeWebhookTables(sql);
   const fleet = await startWorkers(1, b.env, b.options.workDir);
   const meanwhile = await more.meanwhile?.();

@@ -3,15 +3,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 
 /**
- * The benchmark's webhook receiver, in its own process: HTTPS with keep-alive on 127.0.0.1, a
- * certificate for hooks.test from the test CA, answering 200 at once (500 for paths under /fail/).
- * It keeps only what the benchmark counts: for each webhook-id the first arrival and how often it
- * came (duplicates), and the arrivals per path. A plain-HTTP control port serves them:
- *   POST /reset        forget everything
- *   GET  /summary      counts (?prefix=p: also how many distinct paths starting with p had an arrival)
- *   GET  /arrivals     every first arrival as [path + ' ' + webhook-id, path, wall-clock ms, count]
- *
- * Environment: RECEIVER_CERT, RECEIVER_KEY (PEM files), RECEIVER_PORT, RECEIVER_CONTROL_PORT.
+ * The webhook receiver, in its own process: HTTPS on 127.0.0.1 answering 200 at once (500 under /fail/), keeping each
+ * path + webhook-id's first arrival and count. Its control port: POST /reset, GET /summary[?prefix=p], GET /arrivals.
  */
 
 let arrivals = new Map<string, { path: string; at: number; count: number }>();
@@ -34,8 +27,7 @@ const hooks = createHttpsServer(
       const path = req.url ?? '/';
       // Only a signed webhook counts as an arrival.
       if (typeof id === 'string' && typeof req.headers['webhook-signature'] === 'string') {
-        // An event goes to each endpoint with the same webhook-id: a duplicate is the same id
-        // arriving twice at the same endpoint (path).
+        // An event goes to each endpoint with the same webhook-id: a duplicate is that id twice at one path.
         const key = `${path} ${id}`;
         const seen = arrivals.get(key);
         if (seen) seen.count++;

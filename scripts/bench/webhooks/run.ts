@@ -7,17 +7,7 @@ import { deliveryLogPhase } from '../delivery-log/run.js';
 import { workspaceScalePhase } from './scale.js';
 import { clearDeliveries, commitEvents } from './setup.js';
 
-/**
- * Webhook delivery: delivery workers (`offerdesk worker`'s startWorker, start limit lifted) against
- * a local HTTPS receiver, compared with the project's sender without the database. In order:
- *   throughput  N events over W workspaces x 2 endpoints, committed at once, one worker
- *   baseline    the same deliveries through the project's sender at the same concurrency
- *   latency     events committed one by one at a steady rate below capacity (nothing waits)
- *   reference / failing / reference again / scale-out   a smaller backlog with one worker, with
- *               failing (500) endpoints in the mix, with one worker again, and with two workers
- *   backlog     one worker's rate with 2k / 20k / 200k open deliveries already queued
- *   fairness    one workspace with a huge backlog committed just before 10 events of every other
- */
+/** Webhook delivery: workers (start limit lifted) against a local HTTPS receiver, phase by phase (docs/performance.md). */
 
 /** As bench/results.json holds it; ratio = worker deliveries/s over the baseline's (target >= 0.5). */
 export type WebhookResults = Awaited<ReturnType<typeof runWebhookBenchmark>>;
@@ -29,7 +19,6 @@ const METHOD =
   'Deliveries/s = first attempts arrived at the receiver / (last arrival - first commit). End-to-end = receiver arrival - commit, wall clock. ' +
   'Statements per delivery: every statement the worker process sent (postgres.js debug hook; begin/commit included) / attempts at the receiver. ' +
   'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count.';
-
 
 export async function runWebhookBenchmark(db: BenchDatabase, options: WebhookOptions) {
   const b = await startWebhookBench(db, options);
@@ -76,10 +65,8 @@ async function latencyPhase(b: Bench) {
 }
 
 /**
- * A smaller backlog: one worker (reference), failing endpoints in the mix, one worker again, two
- * workers. Two runs of the same phase can lie as far apart as the failing endpoints' 10% bound
- * itself, so the failing run is set against the mean of a reference run before and one after it,
- * and the two references' own difference is reported beside it.
+ * A smaller backlog: reference, failing endpoints in the mix, reference again, two workers. Two runs can
+ * lie as far apart as the 10% bound itself, so the failing run is set against the references' mean.
  */
 async function smallerBacklogPhase(b: Bench) {
   const { sql, workspaces } = b;
@@ -108,11 +95,7 @@ async function smallerBacklogPhase(b: Bench) {
   };
 }
 
-/**
- * One worker's rate with a backlog of open deliveries already queued (after an outage): the claim
- * and completion must cost the same whatever the backlog. Each row times the first
- * `backlogMeasured` first attempts from the first arrival, so worker start-up is not in it.
- */
+/** One worker's rate with open deliveries already queued, from its first arrival (start-up left out). */
 async function backlogPhase(b: Bench) {
   const rows = [];
   for (const size of b.options.backlogSizes) {
@@ -139,10 +122,7 @@ async function fairnessPhase(b: Bench) {
   await fleet.stop();
   const smallIds = new Set(smallCommit.ids);
   const smallTimes = arrivals.filter(([key]) => smallIds.has(eventOf(key))).map(([, , at]) => at - smallCommit.committedAt).sort((x, y) => x - y);
-  const smallMaxMs = smallTimes.at(-1) ?? -Infinity;
-  const bigIds = new Set(bigCommit.ids);
   const [bigMessages] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_messages where workspace_id = ${big.id}::uuid`;
-  // The last phase: the report prints it next.
   return {
     bigEventsCommitted: bigCommit.ids.length,
     bigEventsTurnedIntoWebhooks: bigMessages!.n,
@@ -151,7 +131,6 @@ async function fairnessPhase(b: Bench) {
     smallDeliveries: smallTimes.length,
     smallFirstAttemptsP50Ms: percentile(smallTimes, 50),
     smallFirstAttemptsP99Ms: percentile(smallTimes, 99),
-    smallFirstAttemptsMaxMs: smallMaxMs,
-    bigDeliveriesBeforeLastSmall: arrivals.filter(([key, , at]) => bigIds.has(eventOf(key)) && at <= smallCommit.committedAt + smallMaxMs).length,
+    smallFirstAttemptsMaxMs: smallTimes.at(-1) ?? -Infinity,
   };
 }

@@ -10,16 +10,9 @@ import { backlogRun, waitForArrivals, type Bench } from './harness.js';
 import { commitEvents, ensureWebhookWorkspaces } from './setup.js';
 
 /**
- * Many tenants (`--workspaces n --idle-workspaces m`): the claim's cost and fairness must not grow
- * with the workspaces that have endpoints or waiting work. In a database of its own, seeded once
- * set-based and reused (its name holds the sizes): n busy and m idle workspaces with one endpoint
- * each, plus the small workspaces of the fairness phase (with offers, so their events go through
- * fan-out) as the newly active ones. Two runs, one worker each, measured alike:
- *   reference  the largest backlog row's open deliveries over `options.workspaces` busy workspaces
- *   scale      the same number over all n; once the first arrivals are in, events are committed
- *              into the idle small workspaces, and their first attempts are timed from the commit
- * The queue is set as the round-robin leaves it once the busy workspaces have had a turn: the idle
- * ones ahead of them (SPEC.md "Webhook limits": longest-waiting first).
+ * Many tenants (`--workspaces n --idle-workspaces m`; docs/performance.md): a reference run over `options.workspaces`
+ * busy workspaces and a scale run over all n, newly active ones committed meanwhile. The idle ones wait ahead of the
+ * busy ones, as the round-robin leaves them (SPEC.md "Webhook limits": longest-waiting first).
  */
 export type ScaleResults = Awaited<ReturnType<typeof workspaceScalePhase>>;
 
@@ -40,11 +33,7 @@ export async function workspaceScalePhase(main: Bench) {
   });
 }
 
-/**
- * A phase in a database of its own, seeded once and reused (its name holds the sizes): `workspaces`
- * webhook workspaces with `endpoints` endpoints each, beside `idle` and `busy` tenants
- * (ensureScaleWorkspaces); `run` gets a Bench on it, whose services get the seeds' master key.
- */
+/** A phase in a database of its own, seeded once (its name holds the sizes); `run` gets a Bench on it. */
 export async function inOwnDatabase<T>(main: Bench, name: string, sizes: { workspaces: number; endpoints: number; idle: number; busy: number }, run: (b: Bench) => Promise<T>): Promise<T> {
   const db = await openBenchDatabase(loadConfig(), name, { recreate: false, log: main.log });
   const stopAnalyze = startAutoanalyzeStandIn(db.sql, db.setup.autovacuum, () => {});
@@ -59,11 +48,7 @@ export async function inOwnDatabase<T>(main: Bench, name: string, sizes: { works
   }
 }
 
-/**
- * One worker against `open` deliveries over `busyIds`, timed over the first `measured` first
- * attempts (or what arrived within WINDOW_MS); with `fresh`, events are committed into those
- * workspaces once the backlog is under way, and their first attempts timed from the commit.
- */
+/** One worker against `open` deliveries over `busyIds`; with `fresh`, those workspaces' first attempts timed from their commit. */
 async function scaleRun(b: Bench, label: string, busyIds: string[], open: number, measured: number, fresh: string[] | null) {
   const { sql, receiver, options } = b;
   await sql`update webhook_workspace_state s set queue_position = case when w.name like 'Tenant busy %' then 2 else 1 end,
@@ -87,11 +72,7 @@ async function scaleRun(b: Bench, label: string, busyIds: string[], open: number
   return row;
 }
 
-/**
- * The workspaces, endpoints and fairness-queue rows of the run, once (src/seed/tenants.ts); returns
- * the master key their secrets are sealed under, kept with them: each run's services otherwise get
- * a fresh key. The idle and fresh workspaces stand ahead of the busy ones in the queue.
- */
+/** The tenants, endpoints and queue rows, once (src/seed/tenants.ts); returns the master key their secrets are sealed under. */
 export async function ensureScaleWorkspaces(sql: Sql, sizes: { fresh: string[]; endpoints: number; idle: number; busy: number }, log: (line: string) => void): Promise<string> {
   await sql`create table if not exists bench_scale_setup (id int constraint bench_scale_setup_pkey primary key, master_key text not null)`;
   const [kept] = await sql<{ master_key: string }[]>`select master_key from bench_scale_setup where id = 1`;

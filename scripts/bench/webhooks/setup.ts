@@ -5,11 +5,8 @@ import { seedOffers } from '../../../src/seed/seed.js';
 import { MAX_WORKSPACES_PER_ACCOUNT } from '../../../src/webhooks/engine/policy.js';
 
 /**
- * The webhook benchmark's workspaces: `count` small workspaces with a few seeded offers each, owned
- * by enough accounts that none passes SPEC.md's 20-workspaces-per-account endpoint limit. Made once
- * and reused (bench_webhook_setup). Each workspace also gets a list of candidate timeline entries
- * with a webhook type (bench_webhook_candidates), which the benchmark's events point at: an outbox
- * row is exactly what a product action commits (the row, no more), written here in bulk.
+ * `count` small workspaces with seeded offers, owned so that none passes SPEC.md's workspaces-per-account
+ * limit, made once; their timeline entries with a webhook type are the candidates the bench's outbox rows point at.
  */
 export type WebhookWorkspaces = { workspaces: { id: string; ownerId: string }[] };
 
@@ -57,10 +54,8 @@ export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (lin
 }
 
 /**
- * A clean slate for one measured run: no outbox rows, messages, deliveries or attempts (with
- * `keepBefore`, those of the log bench's seeded days, all older, stay). The periodic jobs are
- * pushed a day ahead: the expiry job would otherwise rewrite the read benchmark's seeded "sent,
- * past deadline" offers (and queue their offer.expired events) in the middle of a run.
+ * A clean slate for one run (with `keepBefore`, the log bench's older seeded rows stay). The periodic jobs are pushed
+ * a day ahead: the expiry job would otherwise expire the read benchmark's seeded offers in the middle of a run.
  */
 export async function clearDeliveries(sql: Sql, keepBefore?: Date | null): Promise<void> {
   if (keepBefore) {
@@ -80,11 +75,7 @@ export async function clearEndpoints(sql: Sql): Promise<void> {
   await sql`truncate webhook_endpoints, webhook_workspace_state cascade`;
 }
 
-/**
- * Writes `perWorkspace[i]` outbox rows for workspace i in one transaction, as committed product
- * actions would, and returns the wall-clock time right after the commit (the start of end-to-end
- * latency) with the rows' ids.
- */
+/** Outbox rows in one transaction, as product actions commit them; returns their ids and the wall clock after the commit. */
 export async function commitEvents(sql: Sql, events: { workspaceId: string; count: number }[]): Promise<{ committedAt: number; ids: string[] }> {
   const rows = await sql<{ id: string }[]>`
     insert into webhook_outbox (workspace_id, type, offer_id, offer_sequence, occurred_at, available_at, created_at)
@@ -98,11 +89,8 @@ export async function commitEvents(sql: Sql, events: { workspaceId: string; coun
 }
 
 /**
- * `perWorkspace` prepared events for each workspace, each with a pending delivery due now to every
- * endpoint of the workspace: an open backlog as fan-out would leave it, written in one statement,
- * so the backlog rows measure the claim and completion alone. `at`: written then, one attempt
- * made and the next due then instead (the log bench's deliveries waiting for a retry, which the
- * runs' wait for first attempts leaves out).
+ * An open backlog as fan-out leaves it: `perWorkspace` messages per workspace, each pending to every endpoint, due now;
+ * with `at`, written then, one attempt made and due then (waiting for a retry, so no run waits for them).
  */
 export async function seedOpenDeliveries(sql: Sql, workspaceIds: string[], perWorkspace: number, at?: { written: Date; due: Date }): Promise<number> {
   const [written, due] = [at ? sql`${at.written}::timestamptz` : sql`now()`, at ? sql`${at.due}::timestamptz` : sql`now()`];

@@ -5,13 +5,8 @@ import { createLogger } from '../../../src/log.js';
 import { startWorker } from '../../../src/webhooks/engine/worker.js';
 
 /**
- * One delivery worker as `offerdesk worker` runs it (startWorker with configuration from the
- * environment), on the service's own pool (src/db/connect.ts) with postgres.js's `debug` hook,
- * which sees every statement the worker sends: that count is the benchmark's "database round
- * trips" (an upper bound: statements postgres.js pipelines inside one transaction share a trip).
- *
- * Prints {"ready":true} once started; on SIGTERM stops the worker the way `worker` does (in-flight
- * attempts finish) and prints {"statements":n,"transactions":n} before exiting.
+ * One delivery worker as `offerdesk worker` runs it, counting every statement through postgres.js's `debug` hook.
+ * Prints {"ready":true} once started; on SIGTERM stops as `worker` does and prints {"statements","transactions"}.
  */
 const config = loadConfig();
 if (!config.databaseUrl) throw new Error('worker-process needs DATABASE_URL');
