@@ -30,11 +30,13 @@ export async function analyzeWebhookTables(sql: Sql): Promise<void> {
 export function startAutoanalyzeStandIn(sql: Sql, autovacuum: string, log: (line: string) => void): () => Promise<void> {
   if (autovacuum !== 'off') return async () => {};
   log(`autovacuum is off on this server: the bench runs ANALYZE every ${INTERVAL_MS / 1000} s where autovacuum would`);
-  let running: Promise<unknown> = Promise.resolve();
+  // A round still running skips the next one: queued behind it, rounds piled up (a 2M-row log's took longer than
+  // 5 s) and ran back to back beside the worker, and the end of the phase waited for all of them.
+  let running: Promise<void> | null = null;
   const timer = setInterval(() => {
-    running = running
-      .then(() => analyzeWebhookTables(sql))
-      .catch((error: unknown) => log(`bench: ANALYZE failed: ${(error as Error).message}`));
+    running ??= analyzeWebhookTables(sql)
+      .catch((error: unknown) => log(`bench: ANALYZE failed: ${(error as Error).message}`))
+      .finally(() => (running = null));
   }, INTERVAL_MS);
   timer.unref();
   return async () => {
