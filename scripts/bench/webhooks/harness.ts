@@ -8,7 +8,7 @@ import { createLogger } from '../../../src/log.js';
 import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
 import { addEndpoint, type ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
 import { testCertificates } from '../../../test/support/https-receiver.js';
-import { analyzeWebhookTables } from '../autoanalyze.js';
+import { autovacuumWebhookTables } from '../autoanalyze.js';
 import type { BenchDatabase } from '../database.js';
 import { largest, percentile } from '../numbers.js';
 import type { BenchOptions } from '../options.js';
@@ -187,7 +187,7 @@ export async function backlogRun<T>(b: Bench, workspaceIds: string[], perWorkspa
   await receiver.reset();
   const open = await seedOpenDeliveries(sql, workspaceIds, perWorkspace);
   // Written in one transaction, the backlog is unseen by autovacuum's ANALYZE: the claims would be planned for empty tables.
-  await analyzeWebhookTables(sql);
+  await autovacuumWebhookTables(sql);
   const fleet = await startWorkers(1, b.env, b.options.workDir);
   const meanwhile = await more.meanwhile?.();
   await waitForArrivals(receiver, Math.min(open, measured), more.deadline);

@@ -9,16 +9,14 @@ import { waitUntil } from '../processes.js';
 import { backlogRun, waitForArrivals, type Bench } from './harness.js';
 import { commitEvents, ensureWebhookWorkspaces } from './setup.js';
 
+/** The longest a run is timed: a claim that grows with the workspaces may not reach its count. */
+const WINDOW_MS = 120_000;
+
 /**
  * Many tenants (`--workspaces n --idle-workspaces m`; docs/performance.md): a reference run over `options.workspaces`
  * busy workspaces and a scale run over all n, newly active ones committed meanwhile. The idle ones wait ahead of the
  * busy ones, as the round-robin leaves them (SPEC.md "Webhook limits": longest-waiting first).
  */
-export type ScaleResults = Awaited<ReturnType<typeof workspaceScalePhase>>;
-
-/** The longest a run is timed: a claim that grows with the workspaces may not reach its count. */
-const WINDOW_MS = 120_000;
-
 export async function workspaceScalePhase(main: Bench) {
   const { scale: { busy, idle }, workspaces, backlogSizes, backlogMeasured, fairnessSmallWorkspaces } = main.options;
   const sizes = { workspaces: fairnessSmallWorkspaces, endpoints: 1, idle, busy };

@@ -3,6 +3,7 @@ import type { Sql } from '../../../src/db/connect.js';
 import { createAccount, createWorkspace } from '../../../src/domain/accounts.js';
 import { seedOffers } from '../../../src/seed/seed.js';
 import { MAX_WORKSPACES_PER_ACCOUNT } from '../../../src/webhooks/engine/policy.js';
+import { autovacuumWebhookTables } from '../autoanalyze.js';
 
 /**
  * `count` small workspaces with seeded offers, owned so that none passes SPEC.md's workspaces-per-account
@@ -54,14 +55,16 @@ export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (lin
 }
 
 /**
- * A clean slate for one run (with `keepBefore`, the log bench's older seeded rows stay). The periodic jobs are pushed
- * a day ahead: the expiry job would otherwise expire the read benchmark's seeded offers in the middle of a run.
+ * A clean slate for one run (with `keepBefore`, the log bench's older seeded rows stay, the rest deleted and vacuumed).
+ * The expiry and retention jobs are pushed a day ahead: expiry would expire the read bench's seeded offers mid-run.
  */
 export async function clearDeliveries(sql: Sql, keepBefore?: Date | null): Promise<void> {
   if (keepBefore) {
     await sql`truncate webhook_outbox`;
     for (const [table, column] of [['webhook_queue', 'created_at'], ['webhook_delivery_log', 'finished_at'], ['webhook_attempts', 'attempted_at'], ['webhook_messages', 'created_at']] as const)
       await sql`delete from ${sql(table)} where ${sql(column)} >= ${keepBefore}`;
+    // Production never clears its tables: what autovacuum would make of these deletes is done before a run, not in it.
+    await autovacuumWebhookTables(sql);
   } else await sql`truncate webhook_outbox, webhook_attempts, webhook_queue, webhook_delivery_log, webhook_messages`;
   await sql`
     insert into worker_jobs (name, next_run_at)
