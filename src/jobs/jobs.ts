@@ -13,7 +13,7 @@ import {
   RETENTION_JOB_INTERVAL_MS,
 } from './policy.js';
 import { claimJobRun } from './sql/claimJobRun.js';
-import { deleteExpiredLog, deleteUnusedMessages } from './sql/deleteExpiredLog.js';
+import { deleteExpiredLog, deleteUnusedMessages, type MessageCursor } from './sql/deleteExpiredLog.js';
 import { dropExpiredPartitions } from './sql/dropExpiredPartitions.js';
 import { ensureLogPartitions } from './sql/ensureLogPartitions.js';
 
@@ -84,9 +84,11 @@ export const deliveryLogRetentionJob: PeriodicJob = {
       total += deleted;
       if (deleted < RETENTION_BATCH_SIZE) break;
     }
-    let messages: number;
-    do messages = await deleteUnusedMessages(sql, { before, limit: RETENTION_BATCH_SIZE });
-    while (messages === RETENTION_BATCH_SIZE);
+    for (let after: MessageCursor | null = null; ; ) {
+      const batch = await deleteUnusedMessages(sql, { before, after, limit: RETENTION_BATCH_SIZE });
+      if (batch.examined < RETENTION_BATCH_SIZE) break;
+      after = batch.last;
+    }
     return total;
   },
 };

@@ -25,19 +25,67 @@ export async function deleteExpiredLog(sql: Queryable, input: { before: Date; li
   return row!.deleted;
 }
 
+/** Where a batch of the message cleanup ended: the next batch starts after this message. */
+export interface MessageCursor {
+  createdAt: Date;
+  id: string;
+}
+
 /**
- * Up to `limit` messages made before the cutoff that no open or finished delivery refers to any
- * more (one index probe of the queue and of each log partition per message). Returns how many.
+ * The next `limit` messages made before `before`, after `after` in (created_at, id) order;
+ * deletes those no open or finished delivery refers to any more. Returns how many it looked at and
+ * deleted, and where it stopped; the caller goes on while a batch is full.
+ *
+ * Which log rows can still refer to a message (migration 0031): a delivery's created_at is its
+ * message's. A row that ended on its message's UTC day lives in the partitions covering that day,
+ * probed per message with that day's bounds, so run-time pruning reads one partition's index (none
+ * once the day is dropped, but the default one's); a row that ended on a later day (retried
+ * across midnight, resent later) is in the small day-crossing index, read once per batch over the
+ * batch's created_at range. The queue is probed per message by its (message, endpoint) key. So a
+ * batch costs about its own messages, not messages x partitions.
+ *
+ * No row can come to refer to an old message: a new delivery gets a new message, and a resend or
+ * an ending moves a row between the queue and the log in one statement, whose snapshot this one
+ * sees either side of (the queue's foreign key also locks the message against this delete).
  */
-export async function deleteUnusedMessages(sql: Queryable, input: { before: Date; limit: number }): Promise<number> {
-  const rows = await sql`
-    delete from webhook_messages m
-     where m.id in (
-       select m2.id from webhook_messages m2
-        where m2.created_at < ${input.before}
-          and not exists (select 1 from webhook_queue q where q.message_id = m2.id)
-          and not exists (select 1 from webhook_delivery_log d where d.message_id = m2.id)
-        limit ${input.limit})
-    returning m.id`;
-  return rows.length;
+export async function deleteUnusedMessages(
+  sql: Queryable,
+  input: { before: Date; after: MessageCursor | null; limit: number },
+): Promise<{ examined: number; deleted: number; last: MessageCursor | null }> {
+  const after = input.after ? sql`and (m.created_at, m.id) > (${input.after.createdAt}, ${input.after.id}::uuid)` : sql``;
+  const [row] = await sql<{ examined: number; deleted: number; last_created_at: Date | null; last_id: string | null }[]>`
+    with batch as materialized (
+      select m.id, m.created_at, date_trunc('day', m.created_at, 'UTC') as day_start
+        from webhook_messages m
+       where m.created_at < ${input.before} ${after}
+       order by m.created_at, m.id
+       limit ${input.limit}
+    ),
+    crossing as materialized (
+      select d.message_id
+        from webhook_delivery_log d
+       where (d.created_at at time zone 'UTC')::date <> (d.finished_at at time zone 'UTC')::date
+         and d.created_at >= (select min(b.created_at) from batch b)
+         and d.created_at <= (select max(b.created_at) from batch b)
+    ),
+    unused as (
+      select b.id
+        from batch b
+       where not exists (select 1 from webhook_queue q where q.message_id = b.id)
+         and not exists (select 1 from webhook_delivery_log d
+                          where d.message_id = b.id
+                            and d.finished_at >= b.day_start and d.finished_at < b.day_start + interval '24 hours')
+         and not exists (select 1 from crossing c where c.message_id = b.id)
+    ),
+    deleted as (
+      delete from webhook_messages m using unused u where m.id = u.id
+      returning m.id
+    ),
+    last as (
+      select b.created_at, b.id from batch b order by b.created_at desc, b.id desc limit 1
+    )
+    select (select count(*) from batch)::int as examined, (select count(*) from deleted)::int as deleted,
+           (select created_at from last) as last_created_at, (select id from last) as last_id`;
+  const last = row!.last_created_at && row!.last_id ? { createdAt: row!.last_created_at, id: row!.last_id } : null;
+  return { examined: row!.examined, deleted: row!.deleted, last };
 }

@@ -144,16 +144,21 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
          for update skip locked
     ),
     -- How far down the queue the front read: to its last workspace, or all of it when it found
-    -- fewer than it may take.
+    -- fewer than it may take. A place in the queue is (queue_position, workspace_id), the order
+    -- the front reads in: workspaces may share a position (two joining at once, a seeded fleet),
+    -- and a bound on the position alone would read every workspace sharing the last one's.
     front_end as materialized (
       select case when count(*) < ${maxWorkspaces} then ${Number.MAX_SAFE_INTEGER}::bigint
-                  else max(r.queue_position) end as queue_position
+                  else max(r.queue_position) end as queue_position,
+             case when count(*) < ${maxWorkspaces} then 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid
+                  else (select l.workspace_id from ready_ws l
+                         order by l.queue_position desc, l.workspace_id desc limit 1) end as workspace_id
         from ready_ws r
     ),
     woken_front as (
       select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.version
         from woken s
-       where s.queue_position <= (select queue_position from front_end) and ${mayStart}
+       where (s.queue_position, s.workspace_id) <= (select queue_position, workspace_id from front_end) and ${mayStart}
     ),
     -- Workspaces not ready with a stale attempt to take over (at most the fleet's concurrency).
     stale_ws as (
@@ -184,7 +189,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
       select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
         from webhook_workspace_state s
        where s.ready
-         and s.queue_position <= (select queue_position from front_end)
+         and (s.queue_position, s.workspace_id) <= (select queue_position, workspace_id from front_end)
          and s.workspace_id not in (select r.workspace_id from ready_ws r)
          and not ${mayStart}
          for update skip locked
@@ -273,7 +278,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
     -- front is only made ready.
     looked as (
       select l.workspace_id, l.window_started_at, l.window_starts, l.version, sv.started, sv.turn,
-             sv.turn is null and (l.passed or l.queue_position <= (select queue_position from front_end)) as checked
+             sv.turn is null and (l.passed or (l.queue_position, l.workspace_id) <= (select queue_position, workspace_id from front_end)) as checked
         from (select w.*, false as passed from woken w
               union all
               select p.*, true from passed p

@@ -18,6 +18,10 @@ export interface InsertedDelivery {
  * the delivery log without an attempt and can be resent from there." The open count and the
  * position within this batch decide it per row, in the same statement: a queued delivery goes into
  * webhook_queue, one recorded as failed straight into the delivery log (it never opens).
+ *
+ * A delivery's created_at is its message's (the same `now` where both are made in one
+ * transaction), written from the message so it holds by construction: retention finds the log
+ * rows that still refer to an old message by it (migration 0031, src/jobs/sql/deleteExpiredLog.ts).
  */
 export async function insertDeliveries(
   sql: Queryable,
@@ -32,7 +36,7 @@ export async function insertDeliveries(
                     ${deliveries.map((d) => d.endpointId)}::uuid[]) with ordinality as i(message_id, endpoint_id, ord)
     ),
     placed as materialized (
-      select i.message_id, i.endpoint_id, i.ord, e.workspace_id, m.type as event_type,
+      select i.message_id, i.endpoint_id, i.ord, e.workspace_id, m.type as event_type, m.created_at,
              (select count(*) from webhook_queue q where q.endpoint_id = i.endpoint_id)
              + row_number() over (partition by i.endpoint_id order by i.ord) <= ${maxOpenPerEndpoint} as queued
         from input i
@@ -42,7 +46,7 @@ export async function insertDeliveries(
     queued as (
       insert into webhook_queue
         (message_id, endpoint_id, workspace_id, event_type, is_test, status, max_attempts, next_attempt_at, created_at, updated_at)
-      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest}, 'pending', ${maxAttempts}, ${now}, ${now}, ${now}
+      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest}, 'pending', ${maxAttempts}, ${now}, p.created_at, ${now}
         from placed p
        where p.queued
        order by p.ord
@@ -54,7 +58,7 @@ export async function insertDeliveries(
         (message_id, endpoint_id, workspace_id, event_type, is_test, status, max_attempts, next_attempt_at,
          failure_reason, created_at, updated_at, finished_at)
       select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest}, 'failed', ${maxAttempts}, ${now},
-             'endpoint_queue_full', ${now}, ${now}, ${now}
+             'endpoint_queue_full', p.created_at, ${now}, ${now}
         from placed p
        where not p.queued
        order by p.ord

@@ -79,6 +79,23 @@ describe('the claim with many tenants (SPEC.md "Webhook limits": round-robin ove
     // What remains grows only with the depth of the indexes (about 35 times as many buffers before).
     expect(many.buffers).toBeLessThan(2 * few.buffers);
   }, 120_000);
+
+  it('reads the queue only as far as it takes workspaces when 20,000 waiting ones share one queue position', async () => {
+    const now = f.clock.now();
+    await seedTenants(f.sql, { waiting: 200, idle: 0, perWorkspace: 2, due: now });
+    await f.sql`update webhook_workspace_state set queue_position = 7`;
+    const few = await claimCost(f.sql, now);
+    await seedTenants(f.sql, { waiting: 19_800, idle: 5_000, perWorkspace: 2, due: now });
+    // Workspaces joining at once share a position (sql/joinFairnessQueue.ts reads the largest);
+    // the queue's order is then their ids'. Here every waiting one does.
+    await f.sql`update webhook_workspace_state set queue_position = 7`;
+    const many = await claimCost(f.sql, now);
+
+    expect([few.claimed, many.claimed]).toEqual([64, 64]);
+    // 20,000 rows and a probe of each before: everything at the last taken workspace's position was read.
+    expect(many.rowsRead.webhook_workspace_state).toBeLessThan(5 * CLAIM_WORKSPACES);
+    expect(many.buffers).toBeLessThan(2 * few.buffers);
+  }, 120_000);
 });
 
 describe('which workspaces a claim reads (migration 0030: ready ones in queue order)', () => {

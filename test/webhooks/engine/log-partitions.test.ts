@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../../src/clock.js';
 import type { Sql } from '../../../src/db/connect.js';
+import { DELIVERY_LOG_RETENTION_MS } from '../../../src/jobs/policy.js';
+import { deleteUnusedMessages, type MessageCursor } from '../../../src/jobs/sql/deleteExpiredLog.js';
+import { dropExpiredPartitions } from '../../../src/jobs/sql/dropExpiredPartitions.js';
 import { ensureLogPartitions } from '../../../src/jobs/sql/ensureLogPartitions.js';
 import { resendDelivery } from '../../../src/webhooks/management/resend.js';
 import { shownDelivery } from './log-helpers.js';
@@ -10,7 +13,8 @@ import { FAIL, OK, deliverDue, endpoint, runSchedulesToEnd, sentOffer, useEngine
  * The delivery log and the attempts by UTC day (migration 0020), on the controlled clock: the
  * periodic job makes the days ahead, retention drops a day once it ended 30 days ago (SPEC.md
  * "Webhook limits"; docs/delivery-log.md "Retention"), a resend moves a delivery across days,
- * and a row of a day without a partition waits in the default one, never lost.
+ * a message stays while any delivery refers to it, and a row of a day without a partition waits
+ * in the default one, never lost.
  */
 const f = useEngineFixture();
 
@@ -102,6 +106,74 @@ describe('daily partitions of the delivery log and the attempts', () => {
     expect((await shownDelivery(f, delivered[1]!)).attempts).toHaveLength(1);
     // The dropped delivery's message went with it; the kept one's stays.
     expect(await f.sql`select count(*)::int as n from webhook_messages`).toEqual([{ n: 1 }]);
+  });
+
+  it('keep a message past 30 days while a delivery refers to it (a late resend, an open one), its body resent as it was', async () => {
+    await f.engine.runDueJobs();
+    const ws = await workspace(f);
+    await endpoint(f, ws);
+    f.sender.reply(() => FAIL);
+    await sentOffer(f, ws.workspaceId, 'Resent late');
+    await sentOffer(f, ws.workspaceId, 'Resent, still open');
+    await runSchedulesToEnd(f);
+    // Made on the 15th, failed finally on the 16th: rows that ended a day after their message's.
+    const [late, open] = await f.sql<{ id: string; message_id: string }[]>`
+      select id, message_id from webhook_deliveries where status = 'failed' order by message_id`;
+    f.sender.reply(() => OK);
+    await sentOffer(f, ws.workspaceId, 'Same day');
+    await deliverDue(f);
+    const [sameDay] = await f.sql<{ message_id: string }[]>`select message_id from webhook_deliveries where status = 'succeeded'`;
+
+    f.clock.set('2026-02-09T12:00:00.000Z');
+    await f.engine.runDueJobs();
+    f.clock.set('2026-02-10T12:00:00.000Z');
+    await resendDelivery(f.manage, { deliveryId: late!.id, actorId: ws.ownerId });
+    await deliverDue(f);
+    expect(await logPartitionOf(f.sql, late!.id)).toBe('webhook_delivery_log_p20260210');
+    expect(await exists(f.sql, 'webhook_delivery_log_p20260210_day_crossing_idx'), 'the day-crossing index of migration 0031').toBe(true);
+
+    // The cutoff passes the 17th; the other failed delivery is resent, due, still in the queue.
+    f.clock.set('2026-02-17T06:00:00.000Z');
+    await resendDelivery(f.manage, { deliveryId: open!.id, actorId: ws.ownerId });
+    const before = new Date(f.clock.now().getTime() - DELIVERY_LOG_RETENTION_MS);
+    expect(await dropExpiredPartitions(f.sql, { before })).toBeGreaterThan(0);
+    // One message a batch: the two kept ones come first, and each batch goes on after the last.
+    const batches: { examined: number; deleted: number }[] = [];
+    for (let after: MessageCursor | null = null; ; ) {
+      const batch = await deleteUnusedMessages(f.sql, { before, after, limit: 1 });
+      batches.push({ examined: batch.examined, deleted: batch.deleted });
+      if (batch.examined < 1) break;
+      after = batch.last;
+    }
+    expect(batches).toEqual([
+      { examined: 1, deleted: 0 },
+      { examined: 1, deleted: 0 },
+      { examined: 1, deleted: 1 },
+      { examined: 0, deleted: 0 },
+    ]);
+    // Of these three (the offers' later events, offer.expired, have messages of their own).
+    const ids = [late!.message_id, open!.message_id, sameDay!.message_id];
+    const left = async () =>
+      (await f.sql<{ id: string }[]>`select id from webhook_messages where id = any (${ids}::uuid[]) order by id`).map((m) => m.id);
+    expect(await left()).toEqual([late!.message_id, open!.message_id]);
+    expect(await f.engine.runDueJobs()).toContain('webhook-log-retention');
+    expect(await left()).toEqual([late!.message_id, open!.message_id]);
+
+    // Both are sent again with the body of their first attempt on the 15th.
+    await deliverDue(f);
+    f.clock.set('2026-02-20T12:00:00.000Z');
+    await resendDelivery(f.manage, { deliveryId: late!.id, actorId: ws.ownerId });
+    await deliverDue(f);
+    for (const { message_id: messageId } of [late!, open!]) {
+      const bodies = f.sender.sent.filter((s) => s.messageId === messageId).map((s) => s.body);
+      expect(bodies).toHaveLength(late!.message_id === messageId ? 10 : 9);
+      expect(new Set(bodies).size).toBe(1);
+    }
+
+    // Once the open one's last row (ended on the 17th) is 30 days old its message goes; the late one's stays.
+    f.clock.set('2026-03-20T06:00:00.000Z');
+    expect(await f.engine.runDueJobs()).toContain('webhook-log-retention');
+    expect(await left()).toEqual([late!.message_id]);
   });
 
   it('keep a row of a day without a partition in the default one until that day is made, then move it there', async () => {
