@@ -1,22 +1,13 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.js';
-import { traceLogFields, tracingActive } from './telemetry/tracing.js';
 
 export type { Logger };
 
 /** JSON lines on stdout, or on `destination` (a test that reads them); tests pass `level: 'silent'`. */
 export function createLogger(level: string, name = 'offerdesk', destination?: DestinationStream): Logger {
-  const options = { name, level, base: { pid: process.pid }, ...traceFields() };
+  const options = { name, level, base: { pid: process.pid } };
   return destination ? pino(options, destination) : pino(options);
-}
-
-/**
- * With tracing on (started before the logger is made), every line written inside a span carries
- * its `trace_id` and `span_id`; off, no mixin is installed and a line costs what it did.
- */
-function traceFields(): { mixin?: () => Record<string, string> } {
-  return tracingActive() ? { mixin: traceLogFields } : {};
 }
 
 /**
@@ -30,7 +21,7 @@ export function createServiceLogger(config: Config, name = 'offerdesk', isTermin
   const level = config.logLevelExplicit ? config.logLevel : 'warn';
   // Synchronous in this thread: lines come out in order with the banner, and nothing is lost on exit.
   const stream = pretty({ sync: true, colorize: isTerminal, ignore: 'pid,hostname,name', translateTime: 'SYS:HH:MM:ss' });
-  return pino({ name, level, ...traceFields() }, stream);
+  return pino({ name, level }, stream);
 }
 
 /**

@@ -16,7 +16,7 @@ const USAGE = `usage: npm run bench [-- options]
   --connections <n>     concurrent connections of the load generator (default 32)
   --events <n>          webhook events of the throughput run (default 100000)
   --concurrency <n>     attempts in flight per webhook worker and in the baseline sender (default: the worker's default)
-  --profile             run the API service with --cpu-prof (profiles under bench/profiles/)
+  --profile             run the API services with --cpu-prof (bench/profiles/<name>.cpuprofile)
   --help`;
 
 /** Bad options: one line of reason and the usage on stderr, exit 2. */

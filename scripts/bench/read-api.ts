@@ -34,12 +34,14 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   // Endpoints left by a webhook run are sealed under its master key; the service would refuse to start under ours.
   await clearEndpoints(sql);
   // The service runs built: from source, the TypeScript loader alone added tens of MB to its peak RSS.
-  const startLifted = (name: string, env: Record<string, string>, nodeArgs: string[] = []) =>
-    startService(name, db.url, { RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...env }, options.workDir, nodeArgs);
   const profile = options.profileDir;
   if (profile) rmSync(profile, { recursive: true, force: true });
+  // With --profile, every service process of the part (the tracing sides too) writes <name>.cpuprofile.
+  const startLifted = (name: string, env: Record<string, string>) =>
+    startService(name, db.url, { RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...env }, options.workDir,
+      profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
   const [service, baseline] = await Promise.all([
-    startLifted('service', {}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+    startLifted('service', {}),
     startServer('baseline', 'baseline-server.ts', { env: { ...benchEnv(db.url), HOST: '127.0.0.1', BENCH_WORKSPACE_ID: seeded.workspaceId }, workDir: options.workDir }),
   ]);
   const sides = { service, baseline };

@@ -6,6 +6,7 @@ import type { Sql } from '../db/connect.js';
 import { isUuid } from '../domain/validate.js';
 import type { CursorCodec } from './cursor.js';
 import { reply } from './errors.js';
+import { requestSpan, tracedDeps } from '../telemetry/tracing.js';
 import type { Scope, Scoped } from '../read-model/scope.js';
 import type { Admission } from './admission/admit.js';
 
@@ -48,7 +49,9 @@ export function readHandler<Q, V>(operation: ReadOperation<Q, V>, deps: ReadDeps
     if (isInvalid(parsed)) return reply.invalidParameter(res, parsed.invalid);
 
     const admission = c.security?.bearerAuth as Admission;
-    const found = await operation.read({ scope: { apiKeyHash: admission.keyHash }, now: deps.clock.now(), query: parsed, path }, deps);
+    // With tracing on and the request kept by the sampler, its statement is a child of its span.
+    const read = { scope: { apiKeyHash: admission.keyHash }, now: deps.clock.now(), query: parsed, path };
+    const found = await operation.read(read, tracedDeps(deps, requestSpan(res)));
     if (found === null) return reply.unauthorized(res);
     // SPEC.md "Pagination rules" 2: a cursor is used only with the list it came from, and one
     // workspace's list is not another's. Checked after step 6, as only then is the workspace

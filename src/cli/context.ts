@@ -7,7 +7,7 @@ import { openDatabase } from '../db/open.js';
 import { resolveAccount } from '../domain/accounts.js';
 import { DomainError } from '../domain/errors.js';
 import { coerceError } from '../log.js';
-import { startTracing, withSpan } from '../telemetry/tracing.js';
+import { startTracing, tracedSql, withSpan } from '../telemetry/tracing.js';
 
 /**
  * Plumbing shared by the `offerdesk` commands: one database per run, output as one JSON object
@@ -65,7 +65,7 @@ export function createCliContext(clock: Clock = systemClock): CliContext {
           const db = await openDatabase(config, { applicationName: 'offerdesk-cli' });
           if (ctx.verbose) process.stderr.write(`offerdesk: database: ${db.description}\n`);
           try {
-            const result = await withSpan(ctx.command, {}, () => work({ sql: db.sql, clock, config }));
+            const result = await withSpan(ctx.command, {}, (span) => work({ sql: tracedSql(db.sql, span), clock, config }));
             process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${text(result)}\n`);
           } finally {
             await db.close();

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
 import type { TxtResolver } from '../domain/offer-domain.js';
 import { coerceError, type Logger } from '../log.js';
+import { requestSpan, spanLogger } from '../telemetry/tracing.js';
 import { consoleDistDir } from '../paths.js';
 import { loadMasterKey } from '../sealing/master-keys.js';
 import type { ConsoleDeps } from './context.js';
@@ -81,7 +82,7 @@ export async function createConsole(options: ConsoleOptions): Promise<{ router: 
 
 /** Logged with its cause, answered with the console API's generic 500 body (nothing internal in it). */
 function answerUnexpectedError(res: Response, logger: Logger, error: unknown): void {
-  logger.error({ err: coerceError(error), requestId: res.locals.requestId }, 'console request failed');
+  spanLogger(logger, requestSpan(res)).error({ err: coerceError(error), requestId: res.locals.requestId }, 'console request failed');
   if (res.headersSent) {
     res.destroy();
     return;

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { ManagementDeps } from '../webhooks/management/deps.js';
 import type { ConsoleCursorCodec } from './cursor.js';
 import type { SignInThrottle } from './throttle.js';
+import { tracedDeps, type Span } from '../telemetry/tracing.js';
 
 /** What every console handler may use; built once per process (app.ts). */
 export interface ConsoleDeps {
@@ -25,6 +26,17 @@ export interface ConsoleDeps {
   txtResolver: TxtResolver | undefined;
   /** Endpoint management deps; `sealing` loads the master key (only adding and rotating need it). */
   manage(options?: { sealing?: boolean }): ManagementDeps;
+}
+
+/**
+ * The deps of one request. With tracing on and the request kept by the sampler, its statements
+ * (endpoint management's too) are children of its span and its log lines carry the trace;
+ * otherwise `deps` itself.
+ */
+export function tracedConsoleDeps(deps: ConsoleDeps, span: Span | undefined): ConsoleDeps {
+  const traced = tracedDeps(deps, span);
+  if (traced === deps) return deps;
+  return { ...traced, manage: (options) => ({ ...deps.manage(options), sql: traced.sql }) };
 }
 
 /** One request as a handler sees it. `session` is set for every operation that needs one. */

@@ -4,7 +4,8 @@ import { sendRawJson } from '../http/respond.js';
 import { CONSOLE_LABEL } from '../domain/audit.js';
 import { lookupSession, type Session } from '../domain/sessions.js';
 import { createOpenApiRouter } from '../http/openapi-router.js';
-import type { ConsoleDeps, ConsoleHandlerTable, ConsoleRequest } from './context.js';
+import { tracedConsoleDeps, type ConsoleDeps, type ConsoleHandlerTable, type ConsoleRequest } from './context.js';
+import { requestSpan, tracedSql } from '../telemetry/tracing.js';
 import { loadConsoleDocument, servedConsoleDocument } from './document.js';
 import { answerError, CONSOLE_MESSAGES, sendConsoleError } from './errors.js';
 import { apiKeyHandlers } from './handlers/api-keys.js';
@@ -45,9 +46,9 @@ const ROUTED_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
  */
 export function createConsoleOperations(deps: ConsoleDeps, tables: ConsoleHandlerTable[] = CONSOLE_HANDLER_TABLES) {
   const { api, ownQueryOnly } = createOpenApiRouter(loadConsoleDocument(), {
-    sessionCookie: async (_c: Context, req: Request) => {
+    sessionCookie: async (_c: Context, req: Request, res: Response) => {
       const token = sessionToken(req);
-      return token ? ((await lookupSession(deps.sql, deps.clock, token)) ?? false) : false;
+      return token ? ((await lookupSession(tracedSql(deps.sql, requestSpan(res)), deps.clock, token)) ?? false) : false;
     },
   });
 
@@ -56,7 +57,8 @@ export function createConsoleOperations(deps: ConsoleDeps, tables: ConsoleHandle
   for (const [operationId, handler] of Object.entries(table)) {
     handlers[operationId] = async (c: Context, req: Request, res: Response) => {
       const session = (c.security?.sessionCookie as Session | false | undefined) || null;
-      const request: ConsoleRequest = { deps, c, req, res, session, via: { label: CONSOLE_LABEL, ip: req.ip ?? null } };
+      const via = { label: CONSOLE_LABEL, ip: req.ip ?? null };
+      const request: ConsoleRequest = { deps: tracedConsoleDeps(deps, requestSpan(res)), c, req, res, session, via };
       try {
         await handler(request);
       } catch (error) {

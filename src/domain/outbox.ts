@@ -2,7 +2,7 @@ import type { Queryable } from '../db/connect.js';
 import { MINUTE } from '../clock.js';
 import type { OfferWebhookEventType } from '../contract.js';
 import { exhaustive } from '../exhaustive.js';
-import { currentTraceparent } from '../telemetry/tracing.js';
+import { traceparentOf } from '../telemetry/tracing.js';
 
 /**
  * Webhook event types of SPEC.md "Webhook event types" that product actions emit (ping is sent by
@@ -36,8 +36,8 @@ export interface OutboxEvent {
  * Writes the outbox row. Must be called with the transaction that changes the offer and appends
  * the timeline entry, so the three commit or roll back together: nothing is sent for a rolled-back
  * action and nothing committed is lost (SPEC.md, Webhook event types: each action emits its event).
- * With tracing on, the row keeps the traceparent of the span the action runs in (the request, the
- * CLI command, the job), which the fan-out and each delivery attempt link to.
+ * With tracing on, the row keeps the traceparent of the span `tx` carries (tracedSql: the request,
+ * the CLI command, the job), which the fan-out and each delivery attempt link to.
  */
 export async function recordWebhookEvent(tx: Queryable, event: OutboxEvent): Promise<void> {
   const delay = event.type === 'offer.expired' ? EXPIRED_DISPATCH_DELAY_MS : 0;
@@ -45,5 +45,5 @@ export async function recordWebhookEvent(tx: Queryable, event: OutboxEvent): Pro
   await tx`
     insert into webhook_outbox (workspace_id, type, offer_id, offer_sequence, occurred_at, available_at, created_at, traceparent)
     values (${event.workspaceId}::uuid, ${event.type}, ${event.offerId}::uuid, ${event.offerSequence},
-            ${event.occurredAt}, ${availableAt}, ${event.recordedAt}, ${currentTraceparent()})`;
+            ${event.occurredAt}, ${availableAt}, ${event.recordedAt}, ${traceparentOf(tx)})`;
 }

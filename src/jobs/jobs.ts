@@ -3,7 +3,7 @@ import type { Sql } from '../db/connect.js';
 import { expireDueOffers } from '../domain/expiry.js';
 import { deleteExpiredSessions } from '../domain/sessions.js';
 import { coerceError, type Logger } from '../log.js';
-import { withSpan } from '../telemetry/tracing.js';
+import { tracedDeps, withSpan } from '../telemetry/tracing.js';
 import {
   DELIVERY_LOG_RETENTION_MS,
   EXPIRY_JOB_INTERVAL_MS,
@@ -114,11 +114,12 @@ export async function runDueJobs(deps: JobDeps, jobs: readonly PeriodicJob[] = P
     const now = deps.clock.now();
     if (!(await claimJobRun(deps.sql, { name: job.name, now, intervalMs: job.intervalMs }))) continue;
     try {
-      await withSpan(`job ${job.name}`, { root: true, attributes: { 'offerdesk.job': job.name } }, async (span) => {
-        const count = await job.run(deps);
+      await withSpan(`job ${job.name}`, { attributes: { 'offerdesk.job': job.name } }, async (span) => {
+        const traced = tracedDeps(deps, span);
+        const count = await job.run(traced);
         span?.setAttribute('offerdesk.job.count', count);
         const quiet = job.log === 'never' || (job.log === 'when-busy' && count === 0);
-        deps.logger[quiet ? 'debug' : 'info']({ job: job.name, count }, `job ${job.name} done`);
+        traced.logger[quiet ? 'debug' : 'info']({ job: job.name, count }, `job ${job.name} done`);
       });
       ran.push(job.name);
     } catch (thrown) {

@@ -20,7 +20,7 @@ import { probePostgres, readinessHandler, type WorkerProgress } from './readines
 import { sendJson } from '../http/respond.js';
 import { requestClasses } from './request-classes.js';
 import { requestLog, responseDeadline } from './request-log.js';
-import { requestSpans } from '../telemetry/tracing.js';
+import { requestSpan, requestSpans, spanLogger } from '../telemetry/tracing.js';
 
 export interface AppDeps {
   sql: Sql;
@@ -58,8 +58,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   // The base path and every path under it match exactly: `/API/V1/workspace` is a path that does
   // not exist (SPEC.md "Methods": 404 for every method), not another spelling of the API.
   app.set('case sensitive routing', true);
-  // With tracing on, a server span per request, in effect for everything after it (the request
-  // log's line included, so it carries the trace id).
+  // With tracing on, a server span per request, kept on the response for what comes after it
+  // (the handlers' statements, the request log's line).
   const spans = requestSpans();
   if (spans) app.use(spans);
   app.use(requestLog(logger, config.trustProxy !== false));
@@ -136,7 +136,8 @@ function decodablePath(path: string): string {
 }
 
 /** Logged with its cause, answered with SPEC.md's generic 500 body (nothing internal in it). */
-function answerUnexpectedError(res: Response, logger: Logger, error: unknown): void {
+function answerUnexpectedError(res: Response, processLogger: Logger, error: unknown): void {
+  const logger = spanLogger(processLogger, requestSpan(res));
   // Answered already (the deadline, usually): the late end of the same request is only logged.
   if (res.writableEnded) {
     logger.warn({ err: coerceError(error), requestId: res.locals.requestId }, 'request failed after its answer was sent');

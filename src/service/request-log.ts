@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log.js';
 import { reply } from '../api/errors.js';
 import { observeHttpRequest } from '../telemetry/metrics.js';
+import { requestLogFields } from '../telemetry/tracing.js';
 import { httpRoute } from './http-route.js';
 
 /**
@@ -106,17 +107,17 @@ export function requestLog(logger: Logger, trustsProxy: boolean) {
     const req = this.req;
     const durationMs = Number(process.hrtime.bigint() - locals.started) / 1e6;
     observeHttpRequest(req.method, httpRoute(req, this), this.statusCode, durationMs / 1000);
-    logger.info(
-      {
-        requestId: locals.requestId,
-        method: req.method,
-        path: req.path,
-        status: this.statusCode,
-        durationMs,
-        ip: locals.clientIp,
-      },
-      'request',
-    );
+    const line: Record<string, unknown> = {
+      requestId: locals.requestId,
+      method: req.method,
+      path: req.path,
+      status: this.statusCode,
+      durationMs,
+      ip: locals.clientIp,
+    };
+    // With tracing on, the line of a request the sampler kept carries its trace_id and span_id.
+    const trace = requestLogFields(this);
+    logger.info(trace ? Object.assign(line, trace) : line, 'request');
   }
   return (req: Request, res: Response, next: NextFunction) => {
     const locals = res.locals as Tracked;

@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RoutedRequest, RoutedResponse } from './tracing-types.js';
@@ -10,17 +10,24 @@ import type { RoutedRequest, RoutedResponse } from './tracing-types.js';
  * by the express route (/healthz, /readyz), or else by the method alone, as OpenTelemetry's HTTP
  * conventions ask when there is no route: never by the path, which holds IDs. Its attributes:
  * method, route, status. Not the path, the query or any header.
+ *
+ * The span is kept on `res.locals`, not in a context (tracing.ts withSpan says why): the handlers
+ * read it there (requestSpan) to trace their statements, and the request log for its line.
  */
 
 interface Traced {
-  /** The request's server span while it is recorded (a sampled request). */
+  /** The request's server span, when the sampler kept the request; ended with the response. */
   traceSpan?: Span;
+}
+
+export function requestSpan(res: RoutedResponse): Span | undefined {
+  return (res.locals as Traced).traceSpan;
 }
 
 /** The router's naming (tracing.ts nameRequestSpan): the span of a recorded request, by its operation. */
 export function nameServerSpan(req: RoutedRequest, res: RoutedResponse, operationId: string, path: string): void {
   const span = (res.locals as Traced).traceSpan;
-  if (!span) return;
+  if (!span?.isRecording()) return;
   span.updateName(operationId);
   span.setAttribute(ATTR_HTTP_ROUTE, `${req.baseUrl}${path}`);
 }
@@ -29,9 +36,7 @@ export function requestSpanMiddleware(tracer: Tracer): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method } }, parent);
-    // A request the sampler left out costs its sampling decision and nothing more: no context
-    // (on Node 20 entering one, and every promise made inside it, runs AsyncLocalStorage's hooks,
-    // the larger part of what tracing cost a list request when every request had one), no
+    // A request the sampler left out costs its sampling decision and nothing more: no
     // listeners, no statement spans.
     if (!span.isRecording()) {
       next();
@@ -40,16 +45,15 @@ export function requestSpanMiddleware(tracer: Tracer): RequestHandler {
     (res.locals as Traced).traceSpan = span;
     res.once('finish', endSpan);
     res.once('close', endSpan);
-    context.with(trace.setSpan(parent, span), next);
+    next();
   };
 }
 
 /** The `finish` (answered) or else `close` (client gone) listener of every response, made once. */
 function endSpan(this: Response): void {
-  const locals = this.locals as Traced;
-  const span = locals.traceSpan;
-  if (!span) return;
-  locals.traceSpan = undefined;
+  const span = (this.locals as Traced).traceSpan;
+  // Both events come when the answer was sent; the span ends at the first.
+  if (!span?.isRecording()) return;
   // An express route (/healthz, /readyz) names the span; the router's operations named theirs.
   const route = (this.req.route as { path?: unknown } | undefined)?.path;
   if (typeof route === 'string') {

@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, ROOT_CONTEXT, type Span, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_DB_OPERATION_NAME,
   ATTR_DB_QUERY_TEXT,
@@ -9,12 +9,12 @@ import {
 } from '@opentelemetry/semantic-conventions';
 
 /**
- * A client span per PostgreSQL statement sent inside a recording span (a request, a fan-out, an
- * attempt, a CLI command). postgres.js has no OpenTelemetry instrumentation and no hook that
- * sees a statement end, so its query class is wrapped where every statement starts: `handle()`,
- * which `then`, `execute`, `forEach` and cursors call once per query, in the caller's async
- * context. The wrap is installed only when tracing is on (tracing.ts traceQueries, called from
- * src/db/connect.ts) and removed at shutdown.
+ * A client span per PostgreSQL statement sent through a traced handle (tracedSql below: the pool
+ * or a transaction of a request, a fan-out, an attempt, a CLI command, carrying its span).
+ * postgres.js has no OpenTelemetry instrumentation and no hook that sees a statement end, so its
+ * query class is wrapped where every statement starts: `handle()`, which `then`, `execute`,
+ * `forEach` and cursors call once per query. The wrap is installed only when tracing is on
+ * (tracing.ts traceQueries, called from src/db/connect.ts) and removed at shutdown.
  *
  * Recorded: the statement text of tagged-template queries, which holds `$1`-style placeholders
  * and never a value (postgres.js sends every interpolation as a parameter), and of the prepared
@@ -26,6 +26,8 @@ import {
 
 /** The parts of postgres.js's Query (node_modules/postgres/src/query.js) this wrap uses. */
 interface QueryInternals {
+  /** The span of the traced handle that made the query (tracedSql). */
+  [PARENT]?: Span;
   executed: boolean;
   tagged: boolean;
   /** `prepare: true` is what once-built.ts asks of its unsafe statements; other unsafe calls do not. */
@@ -35,6 +37,43 @@ interface QueryInternals {
   resolve(result: unknown): void;
   reject(error: unknown): void;
   handle(...args: unknown[]): unknown;
+}
+
+const PARENT = Symbol('offerdesk.parentSpan');
+const SPAN_OF_HANDLE = Symbol('offerdesk.handleSpan');
+
+/**
+ * A handle like `sql` (a postgres.js pool, transaction or savepoint: a tagged-template function
+ * with methods) whose queries carry `span` as their parent, as do the transactions and savepoints
+ * it opens. Made per span that records, so unsampled work uses `sql` itself and pays nothing.
+ */
+export function tracedSql<Q extends object>(sql: Q, span: Span): Q {
+  const mark = (query: unknown) => {
+    if (typeof query === 'object' && query !== null && 'executed' in query) (query as QueryInternals)[PARENT] = span;
+    return query;
+  };
+  // `begin(fn)`, `begin(options, fn)`, `savepoint(fn)`, `savepoint(name, fn)`: the callback last.
+  const inTraced = (method: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+    const work = args.at(-1);
+    if (typeof work === 'function') args[args.length - 1] = (inner: object) => work(tracedSql(inner, span));
+    return method(...args);
+  };
+  return new Proxy(sql, {
+    apply: (target, thisArg, args) => mark(Reflect.apply(target as (...a: unknown[]) => unknown, thisArg, args)),
+    get(target, property) {
+      if (property === SPAN_OF_HANDLE) return span;
+      const value = Reflect.get(target, property) as unknown;
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (property === 'begin' || property === 'savepoint') return inTraced(method);
+      if (property === 'unsafe' || property === 'file') return (...args: unknown[]) => mark(method(...args));
+      return method;
+    },
+  });
+}
+
+export function spanOfSql(sql: object): Span | undefined {
+  return (sql as { [SPAN_OF_HANDLE]?: Span })[SPAN_OF_HANDLE];
 }
 
 let patched: { prototype: QueryInternals; handle: QueryInternals['handle'] } | undefined;
@@ -57,11 +96,11 @@ export function uninstrumentPostgres(): void {
 }
 
 function startStatementSpan(query: QueryInternals, tracer: Tracer): void {
-  const active = context.active();
-  const parent = trace.getSpan(active);
-  // Statements outside a span (the worker's idle polling) or in an unsampled trace cost nothing.
-  if (!parent?.isRecording()) return;
-  const span = tracer.startSpan('postgresql', { kind: SpanKind.CLIENT, attributes: { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL } }, active);
+  const parent = query[PARENT];
+  // Statements of an untraced handle (the worker's idle polling, an unsampled request) cost nothing.
+  if (!parent) return;
+  const attributes = { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL };
+  const span = tracer.startSpan('postgresql', { kind: SpanKind.CLIENT, attributes }, trace.setSpan(ROOT_CONTEXT, parent));
   const resolve = query.resolve;
   const reject = query.reject;
   query.resolve = (result) => {

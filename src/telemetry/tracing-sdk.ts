@@ -1,5 +1,4 @@
 import {
-  context,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -30,14 +29,15 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TracingConfig } from '../config/tracing.js';
-import { nameServerSpan, requestSpanMiddleware } from './tracing-http.js';
-import { instrumentPostgres, uninstrumentPostgres } from './tracing-postgres.js';
+import { nameServerSpan, requestSpanMiddleware, requestSpan } from './tracing-http.js';
+import { instrumentPostgres, spanOfSql, tracedSql, uninstrumentPostgres } from './tracing-postgres.js';
 import type { SpanKindName, SpanOptions, TracingRuntime } from './tracing-types.js';
 
 /**
  * The OpenTelemetry SDK, loaded by startTracing (tracing.ts) only when tracing is enabled: a Node
- * tracer provider (AsyncLocalStorage context, W3C trace-context propagation), the sampler of
- * OTEL_TRACES_SAMPLER, and a batch processor exporting OTLP over HTTP.
+ * tracer provider (W3C trace-context propagation), the sampler of OTEL_TRACES_SAMPLER, and a batch
+ * processor exporting OTLP over HTTP. No context manager: spans are handed on by value (tracing.ts
+ * withSpan says why), so `context.active()` is always the root and nothing enters a context.
  */
 
 const KINDS: Record<SpanKindName, SpanKind> = {
@@ -60,7 +60,7 @@ export function startSdk(config: TracingConfig): TracingRuntime {
     // OTEL_BSP_* (queue size, delay, batch size) are read by the processor from the environment.
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
-  provider.register();
+  provider.register({ contextManager: null });
   const tracer = provider.getTracer(TRACER_NAME);
 
   return {
@@ -68,6 +68,9 @@ export function startSdk(config: TracingConfig): TracingRuntime {
     traceparent,
     logFields,
     instrumentQueries: (probe) => instrumentPostgres(probe, tracer),
+    tracedSql,
+    spanOfSql,
+    requestSpan,
     requestSpans: () => requestSpanMiddleware(tracer),
     nameRequest: nameServerSpan,
     flush: () => provider.forceFlush(),
@@ -75,7 +78,6 @@ export function startSdk(config: TracingConfig): TracingRuntime {
       uninstrumentPostgres();
       await provider.shutdown();
       trace.disable();
-      context.disable();
       propagation.disable();
     },
   };
@@ -122,24 +124,18 @@ class FollowLinksSampler implements Sampler {
 }
 
 async function runInSpan<T>(tracer: Tracer, name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
-  const parent = options.root ? ROOT_CONTEXT : context.active();
-  const span = tracer.startSpan(
-    name,
-    { kind: KINDS[options.kind ?? 'internal'], attributes: options.attributes, links: links(options.links), root: options.root },
-    parent,
-  );
-  return context.with(trace.setSpan(parent, span), async () => {
-    try {
-      return await work(span);
-    } catch (thrown) {
-      // The error's class or code only: a message may quote a value (an email, a URL with a token).
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.setAttribute(ATTR_ERROR_TYPE, errorType(thrown));
-      throw thrown;
-    } finally {
-      span.end();
-    }
-  });
+  const kind = KINDS[options.kind ?? 'internal'];
+  const span = tracer.startSpan(name, { kind, attributes: options.attributes, links: links(options.links), root: true }, ROOT_CONTEXT);
+  try {
+    return await work(span);
+  } catch (thrown) {
+    // The error's class or code only: a message may quote a value (an email, a URL with a token).
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.setAttribute(ATTR_ERROR_TYPE, errorType(thrown));
+    throw thrown;
+  } finally {
+    span.end();
+  }
 }
 
 function errorType(thrown: unknown): string {
@@ -159,19 +155,15 @@ function links(traceparents: SpanOptions['links']): Link[] | undefined {
   return result;
 }
 
-/** W3C trace-context version 00 of the span in effect. */
-function traceparent(): string | null {
-  const span = trace.getSpan(context.active());
-  if (!span) return null;
+/** W3C trace-context version 00 of `span`. */
+function traceparent(span: Span): string | null {
   const { traceId, spanId, traceFlags } = span.spanContext();
   if (!isSpanContextValid(span.spanContext())) return null;
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
-/** A new object for every line: pino's mixin merge writes the line's own fields into it. */
-function logFields(): Record<string, string> {
-  const span = trace.getSpan(context.active());
-  if (!span) return {};
+/** A new object for every call: pino keeps what it is given as a child's bindings. */
+function logFields(span: Span): Record<string, string> {
   const spanContext = span.spanContext();
   if (!isSpanContextValid(spanContext)) return {};
   return { trace_id: spanContext.traceId, span_id: spanContext.spanId };

@@ -13,8 +13,6 @@ export interface SpanOptions {
    * attempt); null and malformed ones are skipped.
    */
   links?: ReadonlyArray<string | null | undefined>;
-  /** A root span even inside another span (a job's span is not part of the loop that runs it). */
-  root?: boolean;
 }
 
 /** The parts of express's request and response the naming of a server span reads. */
@@ -28,9 +26,15 @@ export interface RoutedResponse {
 /** What the SDK side (tracing-sdk.ts) provides once loaded. */
 export interface TracingRuntime {
   withSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T>;
-  traceparent(): string | null;
-  logFields(): Record<string, string>;
+  traceparent(span: Span): string | null;
+  logFields(span: Span): Record<string, string>;
   instrumentQueries(probe: object): void;
+  /** `sql` (a postgres.js pool or transaction) whose statements are children of `span`. */
+  tracedSql<Q extends object>(sql: Q, span: Span): Q;
+  /** The span a handle made by tracedSql carries; undefined for any other handle. */
+  spanOfSql(sql: object): Span | undefined;
+  /** The server span of a request while it is recorded (a sampled request). */
+  requestSpan(res: RoutedResponse): Span | undefined;
   requestSpans(): RequestHandler;
   nameRequest(req: RoutedRequest, res: RoutedResponse, operationId: string, path: string): void;
   flush(): Promise<void>;

@@ -24,7 +24,7 @@ const OFF: Tracing = { flush: async () => {}, shutdown: async () => {} };
 
 /**
  * Loads and registers the SDK when tracing is enabled; otherwise does nothing. Call it before the
- * logger, the database pool and the app are made, so they pick tracing up.
+ * database pool and the app are made, so they pick tracing up.
  */
 export async function startTracing(config: TracingConfig): Promise<Tracing> {
   if (!config.enabled) return OFF;
@@ -41,13 +41,15 @@ export async function startTracing(config: TracingConfig): Promise<Tracing> {
   };
 }
 
-export function tracingActive(): boolean {
-  return runtime !== undefined;
-}
-
 /**
- * Runs `work` inside a new span that ends when it settles (a throw marks it failed). Off, or
- * inside a span that is not sampled, `work` gets no span (undefined), or a non-recording one.
+ * Runs `work` in a new span, the root of a trace of its own (linked to `options.links`), that ends
+ * when it settles (a throw marks it failed). Off, `work` gets no span (undefined); unsampled, a
+ * non-recording one.
+ *
+ * No context is entered: on Node 20 entering any AsyncLocalStorage context turns on its promise
+ * hooks for the whole process, and every promise after that pays for them (they were most of
+ * what tracing cost a request). The span is handed on instead, by value: `work` passes it to
+ * tracedSql and spanLogger (or tracedDeps) for the statements and log lines it makes.
  */
 export function withSpan<T>(name: string, options: SpanOptions, work: (span: Span | undefined) => Promise<T>): Promise<T> {
   if (!runtime) return work(undefined);
@@ -64,17 +66,54 @@ export function markSpanFailed(span: Span | undefined, errorType: string): void 
   span.setStatus({ code: SPAN_STATUS_ERROR });
 }
 
-/** The W3C traceparent of the span in effect, for the outbox row; null when there is none. */
-export function currentTraceparent(): string | null {
-  return runtime ? runtime.traceparent() : null;
+/**
+ * `sql` (the pool or a transaction) whose statements each get a span, a child of `span`: its
+ * transactions and savepoints are traced handles too. Without a recording span, `sql` itself.
+ */
+export function tracedSql<Q extends object>(sql: Q, span: Span | undefined): Q {
+  return runtime && span?.isRecording() ? runtime.tracedSql(sql, span) : sql;
 }
 
 /**
- * pino `mixin`: `trace_id` and `span_id` of the span a log line is written in. A new object each
- * time: pino merges the line's own fields into it.
+ * The W3C traceparent of the span the handle carries (tracedSql), for the outbox row its
+ * transaction writes; null when it carries none.
  */
-export function traceLogFields(): Record<string, string> {
-  return runtime ? runtime.logFields() : {};
+export function traceparentOf(sql: object): string | null {
+  if (!runtime) return null;
+  const span = runtime.spanOfSql(sql);
+  return span ? runtime.traceparent(span) : null;
+}
+
+/** A logger, as pino's, whose child carries fixed fields on every line. */
+export interface ChildLogger<L> {
+  child(bindings: Record<string, string>): L;
+}
+
+/** `logger` whose lines carry the `trace_id` and `span_id` of a recording `span`; else `logger`. */
+export function spanLogger<L extends ChildLogger<L>>(logger: L, span: Span | undefined): L {
+  return runtime && span?.isRecording() ? logger.child(runtime.logFields(span)) : logger;
+}
+
+/**
+ * Work's deps inside a span: the same, with `sql` traced and `logger` carrying the trace. Outside
+ * a recording span, `deps` itself (nothing is copied).
+ */
+export function tracedDeps<D extends { sql: object; logger?: object }>(deps: D, span: Span | undefined): D {
+  if (!runtime || !span?.isRecording()) return deps;
+  const traced = { ...deps, sql: runtime.tracedSql(deps.sql, span) };
+  if (deps.logger) traced.logger = (deps.logger as ChildLogger<D['logger']>).child(runtime.logFields(span));
+  return traced;
+}
+
+/** The server span of a request the sampler kept (tracing on), for its handler's statements. */
+export function requestSpan(res: RoutedResponse): Span | undefined {
+  return runtime?.requestSpan(res);
+}
+
+/** `trace_id` and `span_id` of a request's server span, for its log line; undefined when it has none. */
+export function requestLogFields(res: RoutedResponse): Record<string, string> | undefined {
+  const span = runtime?.requestSpan(res);
+  return span ? runtime!.logFields(span) : undefined;
 }
 
 /**

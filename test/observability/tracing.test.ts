@@ -16,6 +16,7 @@ import { createLogger } from '../../src/log.js';
 import { projectRoot } from '../../src/paths.js';
 import { createApp } from '../../src/service/app.js';
 import { startTracing, type Tracing } from '../../src/telemetry/tracing.js';
+import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import { startWorker, type RunningWorker } from '../../src/webhooks/engine/worker.js';
 import { createWebhookSender } from '../../src/webhooks/transport/sender.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
@@ -225,6 +226,19 @@ describe('tracing on', () => {
     expect(read).toMatchObject({ kind: SPAN_KIND_SERVER, traceId: caller.traceId, attributes: expect.objectContaining({ 'http.route': '/api/v1/offers' }) });
     expect(childrenOf(read!).some((s) => s.name === 'SELECT' && String(s.attributes['db.query.text']).includes('from offers'))).toBe(true);
   }, 90_000);
+
+  it('never enters a context: spans are handed on by value, so no AsyncLocalStorage hook is ever turned on', () => {
+    // On Node 20 a context entered once turns on promise hooks for the whole process (tracing.ts
+    // withSpan). With no context manager registered, entering one keeps nothing.
+    const key = createContextKey('probe');
+    expect(context.with(ROOT_CONTEXT.setValue(key, 'entered'), () => context.active().getValue(key))).toBeUndefined();
+    // The spans above still nest: every statement span has its parent in the same trace.
+    const statements = otlp.spans.filter((s) => s.attributes['db.system.name'] === 'postgresql');
+    expect(statements.length).toBeGreaterThan(5);
+    for (const statement of statements) {
+      expect(otlp.spans.some((s) => s.traceId === statement.traceId && s.spanId === statement.parentSpanId), statement.name).toBe(true);
+    }
+  });
 
   it('writes the trace and span id into every log line written inside a span', () => {
     const [read] = named('listOffers');

@@ -1,7 +1,7 @@
 import { ENGINE_SOURCE, writeAudit } from '../../domain/audit.js';
 import { coerceError } from '../../log.js';
 import { recordAttemptResult, recordAttemptStart, recordDelivered } from './attempt-metrics.js';
-import { markSpanFailed, withSpan, type Span } from '../../telemetry/tracing.js';
+import { markSpanFailed, tracedDeps, withSpan, type Span } from '../../telemetry/tracing.js';
 import { completeOne, type CompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
 import { noticeFinalFailure } from './notices.js';
@@ -74,7 +74,6 @@ export function attemptDelivery(
 ): Promise<DeliveryOutcome> {
   const span = {
     kind: 'client' as const,
-    root: true,
     links: [claimed.traceparent],
     attributes: {
       'http.request.method': 'POST',
@@ -86,7 +85,7 @@ export function attemptDelivery(
     },
   };
   return withSpan('webhook attempt', span, async (active) => {
-    const outcome = await attemptAndRecord(deps, claimed, customOfferDomains, completions, sent, active);
+    const outcome = await attemptAndRecord(tracedDeps(deps, active), claimed, customOfferDomains, completions, sent, active);
     active?.setAttribute('offerdesk.delivery.outcome', outcome.kind);
     return outcome;
   });

@@ -1,7 +1,7 @@
 import { withPlantedFault } from '../../config.js';
 import { readOffersWithEvents } from '../../read-model/offers-by-id.js';
 import type { Tx } from '../../db/connect.js';
-import { withSpan } from '../../telemetry/tracing.js';
+import { tracedDeps, tracedSql, withSpan } from '../../telemetry/tracing.js';
 import { eventBody, fitsBodyLimit } from './body.js';
 import type { EngineDeps } from './deps.js';
 import { MAX_ATTEMPTS, MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_WAITING_EVENTS_PER_WORKSPACE } from './policy.js';
@@ -59,15 +59,17 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
   const now = deps.clock.now();
   const result = emptyFanOut();
   const dropped: { workspace_id: string }[] = [];
-  await deps.sql.begin(async (tx) => {
-    if (!(await tryLockFanOut(tx))) {
+  await deps.sql.begin(async (locking) => {
+    if (!(await tryLockFanOut(locking))) {
       result.busy = true;
       return;
     }
-    const rows = await takeDueOutbox(tx, now, FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE);
+    const rows = await takeDueOutbox(locking, now, FANOUT_BATCH_SIZE, FANOUT_ROWS_PER_WORKSPACE);
     if (rows.length === 0) return;
-    const span = { root: true, links: rows.map((row) => row.traceparent), attributes: { 'offerdesk.outbox.rows': rows.length } };
+    const span = { links: rows.map((row) => row.traceparent), attributes: { 'offerdesk.outbox.rows': rows.length } };
     await withSpan('webhook fan-out', span, async (active) => {
+      // The rest of the transaction's statements are the span's (with tracing on and the span kept).
+      const tx = tracedSql(locking, active);
       result.taken = rows.length;
       const perWorkspace = new Map<string, number>();
       for (const row of rows) perWorkspace.set(row.workspace_id, (perWorkspace.get(row.workspace_id) ?? 0) + 1);
@@ -107,7 +109,7 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
       dropped.push(...(await dropExcessWaiting(tx, { rooms, taken: rows.map((row) => row.id), now })));
       result.droppedWaiting = dropped.length;
 
-      const messages = await prepareMessages(tx, deps, kept, now);
+      const messages = await prepareMessages(tx, tracedDeps(deps, active), kept, now);
       await insertMessages(tx, messages, now);
       const deliveries: NewDelivery[] = messages.flatMap((message) =>
         (endpointsByRow.get(message.id) ?? []).map((endpointId) => ({ messageId: message.id, endpointId })),

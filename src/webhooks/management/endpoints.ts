@@ -6,7 +6,7 @@ import { DomainError, domainError, invalidInput, notFound } from '../../domain/e
 import { isUuid } from '../../domain/validate.js';
 import { requireEndpointAddress } from '../transport/endpoint-address.js';
 import { pingBody } from '../engine/body.js';
-import { currentTraceparent } from '../../telemetry/tracing.js';
+import { traceparentOf } from '../../telemetry/tracing.js';
 import { OFFER_WEBHOOK_TYPES, type OfferWebhookType } from '../../domain/outbox.js';
 import {
   MAX_ATTEMPTS,
@@ -186,7 +186,7 @@ export async function testEndpoint(
     }
     const id = randomUUID();
     // The ping's attempt links to the request that asked for it (tracing on), as an event's do.
-    const ping = { id, workspaceId: endpoint.workspace_id, type: 'ping', body: pingBody({ id, at: now }).text, traceparent: currentTraceparent() };
+    const ping = { id, workspaceId: endpoint.workspace_id, type: 'ping', body: pingBody({ id, at: now }).text, traceparent: traceparentOf(tx) };
     await insertMessages(tx, [ping], now);
     const [delivery] = await insertDeliveries(tx, {
       deliveries: [{ messageId: id, endpointId: endpoint.id }],
