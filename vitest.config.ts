@@ -29,6 +29,11 @@ const CONSOLE_TESTS = ['test/console/**/*.test.ts'];
  * OFFERDESK_TEST_PROXY=off runs them straight against the server, for a quicker look.
  */
 const proxy = (contract: 'prism' | 'prism-console') => process.env.OFFERDESK_TEST_PROXY ?? contract;
+/**
+ * One Prism per project, which every file's front shares (a Prism per file was a start of seconds
+ * of CPU each, for about thirty files). `extends: true` adds it to the global setups above.
+ */
+const PRISM_SETUP = 'test/support/prism-setup.ts';
 
 export default defineConfig({
   test: {
@@ -55,7 +60,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'api', include: API_TESTS, env: { OFFERDESK_TEST_PROXY: proxy('prism') } },
+        test: { name: 'api', include: API_TESTS, env: { OFFERDESK_TEST_PROXY: proxy('prism') }, globalSetup: [PRISM_SETUP] },
       },
       {
         extends: true,
@@ -64,6 +69,7 @@ export default defineConfig({
           include: CONSOLE_TESTS,
           exclude: [...configDefaults.exclude, ...PROCESS_TESTS],
           env: { OFFERDESK_TEST_PROXY: proxy('prism-console') },
+          globalSetup: [PRISM_SETUP],
         },
       },
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },
