@@ -29,6 +29,19 @@ const CONSOLE_TESTS = ['test/console/**/*.test.ts'];
  * OFFERDESK_TEST_PROXY=off runs them straight against the server, for a quicker look.
  */
 const proxy = (contract: 'prism' | 'prism-console') => process.env.OFFERDESK_TEST_PROXY ?? contract;
+/**
+ * One Prism per project, which every file's front shares (a Prism per file was a start of seconds
+ * of CPU each, for about thirty files). `extends: true` adds it to the global setups above.
+ */
+const PRISM_SETUP = 'test/support/prism-setup.ts';
+/**
+ * The in-process projects (unit, api, console) reuse a worker's modules from one file to the next
+ * instead of importing src/ afresh for each (seconds of CPU per file of the HTTP suites: the app,
+ * openapi-backend, Ajv compiling the documents). Each file still gets its own database, server and
+ * Prism front, and closes them in afterAll. The processes and browser projects stay isolated: they
+ * start child processes and browsers, and import little of src/ in comparison.
+ */
+const SHARED_MODULES = { isolate: false } as const;
 
 export default defineConfig({
   test: {
@@ -49,21 +62,24 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          ...SHARED_MODULES,
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...PROCESS_TESTS, ...BROWSER_TESTS, ...API_TESTS, ...CONSOLE_TESTS],
         },
       },
       {
         extends: true,
-        test: { name: 'api', include: API_TESTS, env: { OFFERDESK_TEST_PROXY: proxy('prism') } },
+        test: { name: 'api', ...SHARED_MODULES, include: API_TESTS, env: { OFFERDESK_TEST_PROXY: proxy('prism') }, globalSetup: [PRISM_SETUP] },
       },
       {
         extends: true,
         test: {
           name: 'console',
+          ...SHARED_MODULES,
           include: CONSOLE_TESTS,
           exclude: [...configDefaults.exclude, ...PROCESS_TESTS],
           env: { OFFERDESK_TEST_PROXY: proxy('prism-console') },
+          globalSetup: [PRISM_SETUP],
         },
       },
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },

@@ -24,9 +24,6 @@ else
   echo "database: embedded PostgreSQL (temporary directory)"
 fi
 
-step "Typecheck (tsc)" npm run --silent typecheck
-step "Layers (dependency-cruiser: no import up a layer or in a circle)" npm run --silent check:layers
-
 # The contract gates (docs/contract.md: spec lint and drift, Schemathesis, webhooks against the
 # contract, generated clients, planted regressions) run beside the vitest suite: the suite mostly
 # waits on its processes and sockets, the gates on their fuzzers, and one after the other they took
@@ -44,6 +41,29 @@ gates() {
   cat "$gates_log"
   return "$rc"
 }
+
+# Typecheck and layers side by side (each is one process on one core; one after the other they
+# were a minute on the 2-core CI machine), and the gates already running beside them: with the
+# suite shorter, the gates' fixed fuzzing budgets are close to its length, so they start first.
+checks() {
+  local typecheck_log layers_log typecheck_rc=0 layers_rc=0
+  typecheck_log=$(mktemp)
+  layers_log=$(mktemp)
+  npm run --silent typecheck > "$typecheck_log" 2>&1 &
+  local typecheck_pid=$!
+  npm run --silent check:layers > "$layers_log" 2>&1 &
+  local layers_pid=$!
+  wait "$typecheck_pid" || typecheck_rc=$?
+  wait "$layers_pid" || layers_rc=$?
+  printf -- '-- Typecheck (tsc): exit %s\n' "$typecheck_rc"
+  cat "$typecheck_log"
+  printf -- '-- Layers (dependency-cruiser: no import up a layer or in a circle): exit %s\n' "$layers_rc"
+  cat "$layers_log"
+  rm -f "$typecheck_log" "$layers_log"
+  [ "$typecheck_rc" = 0 ] && [ "$layers_rc" = 0 ]
+}
+
+step "Typecheck (tsc) and layers (dependency-cruiser), side by side" checks
 
 step "Unit, integration and runtime tests (vitest)" npx vitest run
 step "Contract gates (contract-tests/run.sh, run beside the suite)" gates

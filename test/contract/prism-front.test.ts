@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOffer } from '../../src/domain/offer-actions.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
+import { PUBLIC_API, startSharedPrism, type SharedPrism } from '../support/prism-proxy.js';
 import { workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
 /**
  * The Prism gate (contract-tests/gate-prism.sh) is seen to fail on a planted defect: the real
  * server built with the test-only fault drop-offer-title (src/config/test-fault.ts, given to the
  * app at construction) behind the Prism front of test/support/prism-proxy.ts, which startTestApi
- * puts in front while OFFERDESK_TEST_PROXY=prism.
+ * puts in front while OFFERDESK_TEST_PROXY=prism. Through a shared Prism and its relay, as the
+ * `api` and `console` projects run it (test/support/prism-setup.ts).
  */
+let shared: SharedPrism;
 let api: TestApi;
 let ws: WorkspaceFixture;
 let offerId: string;
@@ -16,8 +19,9 @@ let closing: Promise<void> | undefined;
 
 beforeAll(async () => {
   process.env.OFFERDESK_TEST_PROXY = 'prism';
+  shared = await startSharedPrism(PUBLIC_API);
   try {
-    api = await startTestApi({ plantedFault: 'drop-offer-title' });
+    api = await startTestApi({ plantedFault: 'drop-offer-title', sharedPrism: shared.origin });
   } finally {
     delete process.env.OFFERDESK_TEST_PROXY;
   }
@@ -26,6 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await (closing ?? api.close()).catch(() => {});
+  await shared?.close();
 });
 
 const auth = () => ({ authorization: `Bearer ${ws.key}` });

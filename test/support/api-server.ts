@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { inject } from 'vitest';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/service/app.js';
 import { ManualClock } from '../../src/clock.js';
@@ -9,7 +10,7 @@ import type { TxtResolver } from '../../src/domain/offer-domain.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
 import type { WorkerProgress } from '../../src/webhooks/engine/worker.js';
 import { freshDatabase, type TestDatabase } from './database.js';
-import { CONSOLE_API, startPrismFront } from './prism-proxy.js';
+import { CONSOLE_API, PUBLIC_API, startPrismFront } from './prism-proxy.js';
 
 export interface TestApi {
   db: TestDatabase;
@@ -42,6 +43,8 @@ export async function startTestApi(
     txtResolver?: TxtResolver;
     /** A test-only fault planted in the app's answers (src/config/test-fault.ts). */
     plantedFault?: TestFault;
+    /** The origin of a SharedPrism for the front to use; by default the project's (prism-setup.ts), if any. */
+    sharedPrism?: string;
   } = {},
 ): Promise<TestApi> {
   const db = options.db ?? (await freshDatabase());
@@ -65,9 +68,11 @@ export async function startTestApi(
   // validated against openapi.yaml by Prism on its way back (test/support/prism-proxy.ts).
   // OFFERDESK_TEST_PROXY=prism-console: the same for console-api.yaml in front of /console/api.
   const proxy = process.env.OFFERDESK_TEST_PROXY;
+  // The project's shared Prism when its global setup started one (test/support/prism-setup.ts).
+  const contract = proxy === 'prism-console' ? CONSOLE_API : PUBLIC_API;
   const prism =
     proxy === 'prism' || proxy === 'prism-console'
-      ? await startPrismFront(`http://127.0.0.1:${port}`, proxy === 'prism-console' ? CONSOLE_API : undefined)
+      ? await startPrismFront(`http://127.0.0.1:${port}`, contract, options.sharedPrism ?? inject('sharedPrism')?.[contract.document])
       : undefined;
   const origin = prism?.origin ?? `http://127.0.0.1:${port}`;
   return {

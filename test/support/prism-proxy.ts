@@ -8,7 +8,8 @@ import { join } from 'node:path';
  * OFFERDESK_TEST_PROXY=prism, startTestApi() puts `prism proxy openapi.yaml <server> --errors`
  * in front of its server, so every response the HTTP suite receives has been validated against
  * openapi.yaml. A violation fails the test that made the request (Prism answers 500) and, in
- * any case, the file: close() throws with every violation seen.
+ * any case, the file: close() throws with every violation seen. In the `api` and `console`
+ * projects that Prism is one per project, shared by every server's front (SharedPrism below).
  *
  * Prism sits behind a thin front that keeps the suite's URLs (`<origin>/api/v1/...`) and routes
  * around Prism exactly where Prism cannot judge an answer SPEC.md requires:
@@ -52,7 +53,7 @@ export interface PrismContract {
   basePath: string;
 }
 
-const PUBLIC_API: PrismContract = { document: 'openapi.yaml', basePath: BASE_PATH };
+export const PUBLIC_API: PrismContract = { document: 'openapi.yaml', basePath: BASE_PATH };
 /**
  * The console API (console-api.yaml under /console/api). The front stands where the browser's
  * page would be, so a request carrying the front's own Origin is passed on with the server's
@@ -60,14 +61,25 @@ const PUBLIC_API: PrismContract = { document: 'openapi.yaml', basePath: BASE_PAT
  */
 export const CONSOLE_API: PrismContract = { document: 'console-api.yaml', basePath: '/console/api' };
 
-export async function startPrismFront(serverOrigin: string, contract: PrismContract = PUBLIC_API): Promise<PrismFront> {
-  const BASE_PATH = contract.basePath;
+/**
+ * The request header by which a front sharing a Prism (SharedPrism) names its own server; the
+ * relay behind that Prism sends the request there and drops the header.
+ */
+const UPSTREAM_HEADER = 'x-offerdesk-test-upstream';
+
+/** A running `prism proxy <document> <upstream> --errors` and how to stop it. */
+interface RunningPrism {
+  origin: string;
+  stop(): void;
+}
+
+async function spawnPrism(contract: PrismContract, upstream: string): Promise<RunningPrism> {
   const prismPort = await freePort();
-  // Detached: close() stops Prism and anything it forked as one process group. (Prism's `-m`
-  // halves its latency per request but triples its start, which dominates for this suite.)
+  // Detached: stop() ends Prism and anything it forked as one process group. (Prism's `-m`
+  // halves its latency per request but triples its start.)
   const prism = spawn(
     PRISM,
-    ['proxy', join(ROOT, contract.document), `${serverOrigin}${BASE_PATH}`, '--errors', '--validate-request', 'false', '--cors', 'false', '--port', String(prismPort), '-v', 'warn'],
+    ['proxy', join(ROOT, contract.document), `${upstream}${contract.basePath}`, '--errors', '--validate-request', 'false', '--cors', 'false', '--port', String(prismPort), '-v', 'warn'],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   const log: string[] = [];
@@ -77,7 +89,7 @@ export async function startPrismFront(serverOrigin: string, contract: PrismContr
   };
   prism.stdout!.on('data', keep);
   prism.stderr!.on('data', keep);
-  const stopPrism = () => {
+  const stop = () => {
     try {
       process.kill(-prism.pid!, 'SIGKILL');
     } catch {
@@ -87,10 +99,64 @@ export async function startPrismFront(serverOrigin: string, contract: PrismContr
   try {
     await untilAnswering(`http://127.0.0.1:${prismPort}/`, prism, log);
   } catch (error) {
-    stopPrism();
+    stop();
     throw error;
   }
-  const prismOrigin = `http://127.0.0.1:${prismPort}`;
+  return { origin: `http://127.0.0.1:${prismPort}`, stop };
+}
+
+export interface SharedPrism {
+  /** Prism's own address, for startPrismFront's `shared`. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * One Prism for every server of a test run (test/support/prism-setup.ts starts it in vitest's
+ * global setup): a Prism takes seconds of CPU to start, and every file of the HTTP suites started
+ * its own. Its upstream is a relay that sends each request on to the server its front named in
+ * UPSTREAM_HEADER, with the Host that server's own Prism would have sent; Prism validates every
+ * answer exactly as before, and each front still keeps its own violations.
+ */
+export async function startSharedPrism(contract: PrismContract): Promise<SharedPrism> {
+  const relay: Server = createServer((req, res) => {
+    const port = Number(req.headers[UPSTREAM_HEADER]);
+    if (!Number.isInteger(port) || port <= 0) {
+      fail(res, new Error(`no ${UPSTREAM_HEADER} header: the request did not come through a test front`));
+      return;
+    }
+    delete req.headers[UPSTREAM_HEADER];
+    void relayTo(req, `http://127.0.0.1:${port}`, req.url ?? '/').then((answer) => send(res, answer), (error) => fail(res, error));
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const relayOrigin = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  let prism: RunningPrism;
+  try {
+    prism = await spawnPrism(contract, relayOrigin);
+  } catch (error) {
+    relay.close();
+    throw error;
+  }
+  return {
+    origin: prism.origin,
+    async close() {
+      prism.stop();
+      relay.closeAllConnections();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A front for one server. With `shared` (a SharedPrism's origin) its Prism is that one, which must
+ * validate the same document; without it, a Prism of its own is started and stopped with it.
+ */
+export async function startPrismFront(serverOrigin: string, contract: PrismContract = PUBLIC_API, shared?: string): Promise<PrismFront> {
+  const BASE_PATH = contract.basePath;
+  const own = shared === undefined ? await spawnPrism(contract, serverOrigin) : undefined;
+  const prismOrigin = shared ?? own!.origin;
+  const stopPrism = () => own?.stop();
+  const upstreamPort = new URL(serverOrigin).port;
   const violations: string[] = [];
 
   let frontOrigin = '';
@@ -99,7 +165,7 @@ export async function startPrismFront(serverOrigin: string, contract: PrismContr
     if (contract !== PUBLIC_API && req.headers.origin === frontOrigin) req.headers.origin = serverOrigin;
     const inContract = url === BASE_PATH || url.startsWith(`${BASE_PATH}/`) || url.startsWith(`${BASE_PATH}?`);
     if (!inContract || req.method === 'HEAD') {
-      void relay(req, serverOrigin, url).then((answer) => send(res, answer), (error) => fail(res, error));
+      void relayTo(req, serverOrigin, url).then((answer) => send(res, answer), (error) => fail(res, error));
       return;
     }
     void (async () => {
@@ -110,7 +176,9 @@ export async function startPrismFront(serverOrigin: string, contract: PrismContr
         send(res, await forward(req, body, serverOrigin, url));
         return;
       }
+      if (shared !== undefined) req.headers[UPSTREAM_HEADER] = upstreamPort;
       const viaPrism = await forward(req, body, prismOrigin, url.slice(BASE_PATH.length) || '/');
+      delete req.headers[UPSTREAM_HEADER];
       const problem = prismProblem(viaPrism);
       if (problem && ROUTED_AROUND.has(problem)) {
         send(res, await forward(req, body, serverOrigin, url));
@@ -167,7 +235,7 @@ function prismProblem(answer: Answer): string | null {
   }
 }
 
-async function relay(req: IncomingMessage, target: string, path: string): Promise<Answer> {
+async function relayTo(req: IncomingMessage, target: string, path: string): Promise<Answer> {
   return forward(req, await readAll(req), target, path);
 }
 
