@@ -45,11 +45,31 @@ const SPAN_OF_HANDLE = Symbol('offerdesk.handleSpan');
 /**
  * A handle like `sql` (a postgres.js pool, transaction or savepoint: a tagged-template function
  * with methods) whose queries carry `span` as their parent, as do the transactions and savepoints
- * it opens. Made per span that records, so unsampled work uses `sql` itself and pays nothing.
+ * it opens. Without a span, the handle marks nothing; it is made once per `sql` and kept.
+ *
+ * With tracing on, every caller gets such a handle, sampled or not (tracing.ts tracedSql says
+ * why). It is a plain function with `sql`'s methods copied onto it, each handle built the same
+ * way, so that code handed one sees one shape; a Proxy was measured slower to call through.
  */
-export function tracedSql<Q extends object>(sql: Q, span: Span): Q {
+export function tracedSql<Q extends object>(sql: Q, span: Span | undefined): Q {
+  if (span) return traceHandle(sql, span);
+  let unsampled = unsampledHandles.get(sql);
+  if (!unsampled) {
+    unsampled = traceHandle(sql, undefined);
+    unsampledHandles.set(sql, unsampled);
+  }
+  return unsampled as Q;
+}
+
+/** The span-less handle of each `sql` (a pool lives as long as the process, a transaction less). */
+const unsampledHandles = new WeakMap<object, object>();
+
+type Handle = ((...args: unknown[]) => unknown) & Record<string | symbol, unknown>;
+
+function traceHandle<Q extends object>(sql: Q, span: Span | undefined): Q {
+  const target = sql as unknown as Handle;
   const mark = (query: unknown) => {
-    if (typeof query === 'object' && query !== null && 'executed' in query) (query as QueryInternals)[PARENT] = span;
+    if (span && typeof query === 'object' && query !== null && 'executed' in query) (query as QueryInternals)[PARENT] = span;
     return query;
   };
   // `begin(fn)`, `begin(options, fn)`, `savepoint(fn)`, `savepoint(name, fn)`: the callback last.
@@ -58,18 +78,15 @@ export function tracedSql<Q extends object>(sql: Q, span: Span): Q {
     if (typeof work === 'function') args[args.length - 1] = (inner: object) => work(tracedSql(inner, span));
     return method(...args);
   };
-  return new Proxy(sql, {
-    apply: (target, thisArg, args) => mark(Reflect.apply(target as (...a: unknown[]) => unknown, thisArg, args)),
-    get(target, property) {
-      if (property === SPAN_OF_HANDLE) return span;
-      const value = Reflect.get(target, property) as unknown;
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (property === 'begin' || property === 'savepoint') return inTraced(method);
-      if (property === 'unsafe' || property === 'file') return (...args: unknown[]) => mark(method(...args));
-      return method;
-    },
-  });
+  const handle = Object.assign((...args: unknown[]) => mark(target(...args)), target) as Handle;
+  if (typeof target.begin === 'function') handle.begin = inTraced(target.begin as (...args: unknown[]) => unknown);
+  if (typeof target.savepoint === 'function') handle.savepoint = inTraced(target.savepoint as (...args: unknown[]) => unknown);
+  const unsafe = target.unsafe as (...args: unknown[]) => unknown;
+  handle.unsafe = (...args: unknown[]) => mark(unsafe(...args));
+  const file = target.file as (...args: unknown[]) => unknown;
+  handle.file = (...args: unknown[]) => mark(file(...args));
+  handle[SPAN_OF_HANDLE] = span;
+  return handle as unknown as Q;
 }
 
 export function spanOfSql(sql: object): Span | undefined {

@@ -29,8 +29,8 @@ export interface TracingRuntime {
   traceparent(span: Span): string | null;
   logFields(span: Span): Record<string, string>;
   instrumentQueries(probe: object): void;
-  /** `sql` (a postgres.js pool or transaction) whose statements are children of `span`. */
-  tracedSql<Q extends object>(sql: Q, span: Span): Q;
+  /** `sql` (a postgres.js pool or transaction) whose statements are children of `span`; without one, a handle that marks nothing. */
+  tracedSql<Q extends object>(sql: Q, span: Span | undefined): Q;
   /** The span a handle made by tracedSql carries; undefined for any other handle. */
   spanOfSql(sql: object): Span | undefined;
   /** The server span of a request while it is recorded (a sampled request). */

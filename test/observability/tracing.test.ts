@@ -15,7 +15,7 @@ import { createHttpServer } from '../../src/http-server.js';
 import { createLogger } from '../../src/log.js';
 import { projectRoot } from '../../src/paths.js';
 import { createApp } from '../../src/service/app.js';
-import { startTracing, type Tracing } from '../../src/telemetry/tracing.js';
+import { startTracing, tracedDeps, tracedSql, withSpan, type Tracing } from '../../src/telemetry/tracing.js';
 import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import { startWorker, type RunningWorker } from '../../src/webhooks/engine/worker.js';
 import { createWebhookSender } from '../../src/webhooks/transport/sender.js';
@@ -238,6 +238,36 @@ describe('tracing on', () => {
     for (const statement of statements) {
       expect(otlp.spans.some((s) => s.traceId === statement.traceId && s.spanId === statement.parentSpanId), statement.name).toBe(true);
     }
+  });
+
+  it('hands work the sampler left out a handle built like a sampled one, which traces none of its statements', async () => {
+    // tracing.ts tracedSql: with tracing on, sampled or not, the same kind of handle, so that a
+    // hot path is never handed two kinds (V8 stops inlining through it; its cost was measured).
+    const unsampled = tracedSql(db.sql, undefined);
+    expect(unsampled).not.toBe(db.sql);
+    expect(tracedSql(db.sql, undefined)).toBe(unsampled);
+    const deps = { sql: db.sql, clock: systemClock };
+    expect(tracedDeps(deps, undefined)).toBe(tracedDeps(deps, undefined));
+    expect(tracedDeps(deps, undefined).sql).toBe(unsampled);
+
+    // A root linked to a sampled trace is sampled (tracing-sdk.ts FollowLinksSampler).
+    const sampled = await withSpan('probe', { links: [callerTrace().traceparent] }, async (span) => {
+      expect(span?.isRecording()).toBe(true);
+      const handle = tracedSql(db.sql, span);
+      expect(Object.keys(handle)).toEqual(Object.keys(unsampled));
+      expect(Object.getOwnPropertySymbols(handle)).toEqual(Object.getOwnPropertySymbols(unsampled));
+      await handle`select 1 as sampled_probe`;
+      await handle.begin((tx) => tx`select 1 as sampled_probe_in_transaction`);
+      return span;
+    });
+    await unsampled`select 1 as unsampled_probe`;
+    await unsampled.begin((tx) => tx`select 1 as unsampled_probe_in_transaction`);
+    await tracing.flush();
+    const withText = (text: string) => otlp.spans.filter((s) => s.attributes['db.query.text'] === text);
+    await until(() => withText('select 1 as sampled_probe_in_transaction').length === 1, 10_000, 'the sampled statements exported');
+    expect(withText('select 1 as sampled_probe')).toMatchObject([{ parentSpanId: sampled!.spanContext().spanId }]);
+    expect(withText('select 1 as unsampled_probe')).toEqual([]);
+    expect(withText('select 1 as unsampled_probe_in_transaction')).toEqual([]);
   });
 
   it('writes the trace and span id into every log line written inside a span', () => {
