@@ -10,7 +10,8 @@ import { SEED_TYPES } from './delivery-log.js';
  * the third, both of `workspaceId`, and 10 % to the fourth, of `otherId`; 6 % failed (8 attempts),
  * 2 % cancelled (none), the rest succeeded (one); types cycle through six, four events per offer.
  * Delivery i finishes at day + 10 s + i x (the day / perDay), its attempts seconds before, so all
- * lie within the day. The day's partitions must exist (webhook_log_partitions_ensure).
+ * lie within the day. The day's partitions must exist (webhook_log_partitions_ensure, and
+ * webhook_message_partitions_ensure for its messages).
  */
 export interface DayInput {
   day: Date;

@@ -7,6 +7,7 @@ import { deliveryLogRetentionJob, logPartitionsJob } from '../../../src/jobs/job
 import { DELIVERY_LOG_RETENTION_MS } from '../../../src/jobs/policy.js';
 import { dropExpiredPartitions } from '../../../src/jobs/sql/dropExpiredPartitions.js';
 import { ensureLogPartitions } from '../../../src/jobs/sql/ensureLogPartitions.js';
+import { ensureMessagePartitions } from '../../../src/jobs/sql/ensureMessagePartitions.js';
 import { createLogger } from '../../../src/log.js';
 import { seedDeliveryLogDay } from '../../../src/seed/delivery-log-days.js';
 import { seedTenants } from '../../../src/seed/tenants.js';
@@ -114,6 +115,7 @@ export async function ensureLogSeeded(sql: Sql, rows: number, masterKey: Buffer,
     const [present] = await sql`select 1 as found from webhook_delivery_log where finished_at >= ${day} and finished_at < ${new Date(day.getTime() + DAY)} limit 1`;
     if (present) continue;
     await ensureLogPartitions(sql, { firstDay: day, lastDay: day });
+    await ensureMessagePartitions(sql, { firstDay: day, lastDay: day });
     await seedDeliveryLogDay(sql, { ...record, day });
     log(`  log seed: ${day.toISOString().slice(0, 10)}, ${record.perDay.toLocaleString('en')} deliveries, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
