@@ -105,12 +105,14 @@ create table webhook_messages (like webhook_messages_legacy including defaults i
   partition by range (created_at);
 alter table webhook_messages add constraint webhook_messages_workspace_fkey
   foreign key (workspace_id) references workspaces (id) on delete cascade;
--- The console's search by offer (migration 0011) and the batch step's order, on every partition.
+-- The console's search by offer (migration 0011), on every partition. The index on created_at
+-- stays on the partitions whose rows retention deletes one by one in that order (the default and
+-- the legacy one): a day's needs none, and a lookup by (id, created_at) then reads its id key.
 create index webhook_messages_offer_idx on webhook_messages (workspace_id, offer_id) where offer_id is not null;
-create index webhook_messages_created_idx on webhook_messages (created_at);
 
 create table webhook_messages_default (like webhook_messages including defaults including constraints);
 select webhook_message_partition_indexes('webhook_messages_default');
+create index webhook_messages_default_created_idx on webhook_messages_default (created_at);
 alter table webhook_messages attach partition webhook_messages_default default;
 
 -- 3. The old rows as one partition, up to the start of the next UTC day (later if a row is newer,

@@ -334,7 +334,9 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
            c.is_test, c.lease_token, c.next_attempt_at as due_at, m.event_recorded_at, m.type, m.body, e.url, e.secret_sealed,
            m.traceparent
       from claimed c
-      -- A delivery's created_at is its message's: one partition of webhook_messages (migration 0032).
-      join webhook_messages m on m.id = c.message_id and m.created_at = c.created_at
+      -- A delivery's created_at is its message's: a probe per claimed delivery, which run-time
+      -- pruning sends to one day's partition of webhook_messages (migration 0032).
+      cross join lateral (select m.event_recorded_at, m.type, m.body, m.traceparent from webhook_messages m
+                           where m.id = c.message_id and m.created_at = c.created_at limit 1) m
       join webhook_endpoints e on e.id = c.endpoint_id`;
 }
