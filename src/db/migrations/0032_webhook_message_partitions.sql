@@ -27,11 +27,13 @@
 --   Its rows go by the batch step of before (deleteUnusedMessages) as they age; the partition
 --   itself is dropped once its whole range is past the cutoff and nothing refers to it.
 --
--- Workers need not be stopped, but the migration holds an exclusive lock on webhook_messages
--- while it checks the old rows' range (claims and fan-outs wait for it), and an old process's
--- message insert (`on conflict (id)`) fails against the new table: its fan-out rolls back and the
--- events stay in the outbox for a new process, its endpoint test returns an error. Roll the
--- processes over right after (README "Upgrading").
+-- Workers need not be stopped: nothing is lost or sent twice. But the migration holds webhook_messages
+-- and webhook_queue exclusively while it checks the old rows' range (claims and fan-outs wait),
+-- taking them while a claim (queue, then message) or a fan-out (message, then queue) is under way
+-- can end in a deadlock error that rolls one side back (a fan-out is retried; the migration is
+-- run again), and an old process's message insert (`on conflict (id)`) fails against the new
+-- table: its fan-out rolls back and the events stay in the outbox for a new process, its endpoint
+-- test returns an error. Stopping the workers first (README "Upgrading") avoids all three.
 
 -- 1. A message day's partition, made apart and attached as the log's are (webhook_log_partition_ensure,
 -- migration 0020), with its rows taken out of the default partition first. Nothing when covered.
