@@ -92,7 +92,7 @@ end
 $$;
 
 -- 2. The table.
-lock table webhook_messages in access exclusive mode;
+lock table webhook_messages, webhook_queue in access exclusive mode;
 alter table webhook_queue drop constraint webhook_queue_message_fkey;
 -- Retention's check for a day's open deliveries (see above).
 create index webhook_queue_created_idx on webhook_queue (created_at);
