@@ -13,9 +13,11 @@ import {
   RETENTION_JOB_INTERVAL_MS,
 } from './policy.js';
 import { claimJobRun } from './sql/claimJobRun.js';
-import { deleteExpiredLog, deleteUnusedMessages, type MessageCursor } from './sql/deleteExpiredLog.js';
+import { deleteExpiredLog, deleteUnusedMessages, type MessageCursor, type MessageRowsTable } from './sql/deleteExpiredLog.js';
 import { dropExpiredPartitions } from './sql/dropExpiredPartitions.js';
+import { dropUnusedMessageDays } from './sql/dropUnusedMessageDays.js';
 import { ensureLogPartitions } from './sql/ensureLogPartitions.js';
+import { ensureMessagePartitions } from './sql/ensureMessagePartitions.js';
 
 /**
  * The periodic jobs: offer expiry, the delivery log's retention and ended console sessions (and
@@ -51,7 +53,7 @@ export const expireOffersJob: PeriodicJob = {
 };
 
 /**
- * The delivery log's and the attempts' daily partitions (migration 0020) for the next
+ * The delivery log's and the attempts' daily partitions (migration 0020), and the messages' (0032), for the next
  * LOG_PARTITION_DAYS_AHEAD days, by the clock. Not today's: a day is made before it begins, and a
  * day already under way without one (the jobs stood still) keeps its rows in the default
  * partition, where they are read and retained like any others, rather than moving them while
@@ -60,9 +62,10 @@ export const expireOffersJob: PeriodicJob = {
 export const logPartitionsJob: PeriodicJob = {
   name: 'webhook-log-partitions',
   intervalMs: LOG_PARTITIONS_JOB_INTERVAL_MS,
-  run: ({ sql, clock }) => {
+  async run({ sql, clock }) {
     const now = clock.now().getTime();
-    return ensureLogPartitions(sql, { firstDay: new Date(now + DAY), lastDay: new Date(now + LOG_PARTITION_DAYS_AHEAD * DAY) });
+    const days = { firstDay: new Date(now + DAY), lastDay: new Date(now + LOG_PARTITION_DAYS_AHEAD * DAY) };
+    return (await ensureLogPartitions(sql, days)) + (await ensureMessagePartitions(sql, days));
   },
   log: 'when-busy',
 };
@@ -70,8 +73,10 @@ export const logPartitionsJob: PeriodicJob = {
 /**
  * SPEC.md "Webhook limits": delivery log retention 30 days (what that means exactly:
  * docs/delivery-log.md "Retention"). Whole days go at once: a day's partition is dropped once the
- * day ended 30 days ago. Rows of the default partitions go one by one at 30 days, and messages no
- * delivery refers to any more once they are 30 days old. Returns the partitions and rows removed.
+ * day ended 30 days ago, and a day of messages once it ended 30 days ago and no delivery still
+ * kept or open refers to it. Rows of the default partitions (and the messages' legacy one) go one
+ * by one at 30 days, messages once no delivery refers to them. Returns the partitions and log
+ * rows removed.
  */
 export const deliveryLogRetentionJob: PeriodicJob = {
   name: 'webhook-log-retention',
@@ -84,14 +89,25 @@ export const deliveryLogRetentionJob: PeriodicJob = {
       total += deleted;
       if (deleted < RETENTION_BATCH_SIZE) break;
     }
-    for (let after: MessageCursor | null = null; ; ) {
-      const batch = await deleteUnusedMessages(sql, { before, after, limit: RETENTION_BATCH_SIZE });
-      if (batch.examined < RETENTION_BATCH_SIZE) break;
-      after = batch.last;
+    total += await dropUnusedMessageDays(sql, { before });
+    for (const from of await messageRowsTables(sql)) {
+      for (let after: MessageCursor | null = null; ; ) {
+        const batch = await deleteUnusedMessages(sql, { before, after, limit: RETENTION_BATCH_SIZE, from });
+        if (batch.examined < RETENTION_BATCH_SIZE) break;
+        after = batch.last;
+      }
     }
     return total;
   },
 };
+
+/** The message partitions retention empties row by row, those that exist (migration 0032). */
+async function messageRowsTables(sql: Sql): Promise<Exclude<MessageRowsTable, 'webhook_messages'>[]> {
+  const rows = await sql<{ name: Exclude<MessageRowsTable, 'webhook_messages'> }[]>`
+    select t.name from unnest(array['webhook_messages_default', 'webhook_messages_legacy']) as t(name)
+     where to_regclass(t.name) is not null`;
+  return rows.map((row) => row.name);
+}
 
 /** Ended console sessions and sign-in links are useless; they are deleted with the log's period. */
 export const consoleSessionRetentionJob: PeriodicJob = {

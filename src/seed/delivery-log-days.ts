@@ -10,7 +10,8 @@ import { SEED_TYPES } from './delivery-log.js';
  * the third, both of `workspaceId`, and 10 % to the fourth, of `otherId`; 6 % failed (8 attempts),
  * 2 % cancelled (none), the rest succeeded (one); types cycle through six, four events per offer.
  * Delivery i finishes at day + 10 s + i x (the day / perDay), its attempts seconds before, so all
- * lie within the day. The day's partitions must exist (webhook_log_partitions_ensure).
+ * lie within the day, and into the day's partitions of the log, the attempts and the messages,
+ * made here if missing (migrations 0020 and 0032).
  */
 export interface DayInput {
   day: Date;
@@ -27,6 +28,8 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
   const [small, other] = [Math.round(r.perDay * 0.02), r.perDay - 2 * shared - Math.round(r.perDay * 0.02)];
   const step = (DAY - 10_000) / Math.max(shared + small + other, 1);
   await sql.begin(async (tx) => {
+    const utcDay = day.toISOString().slice(0, 10);
+    await tx`select webhook_log_partitions_ensure(${utcDay}::date, ${utcDay}::date), webhook_message_partitions_ensure(${utcDay}::date, ${utcDay}::date)`;
     await tx`
       create temporary table day_messages on commit drop as
       select gen_random_uuid() as id, i,

@@ -6,7 +6,6 @@ import { createSession } from '../../../src/domain/sessions.js';
 import { deliveryLogRetentionJob, logPartitionsJob } from '../../../src/jobs/jobs.js';
 import { DELIVERY_LOG_RETENTION_MS } from '../../../src/jobs/policy.js';
 import { dropExpiredPartitions } from '../../../src/jobs/sql/dropExpiredPartitions.js';
-import { ensureLogPartitions } from '../../../src/jobs/sql/ensureLogPartitions.js';
 import { createLogger } from '../../../src/log.js';
 import { seedDeliveryLogDay } from '../../../src/seed/delivery-log-days.js';
 import { seedTenants } from '../../../src/seed/tenants.js';
@@ -113,7 +112,6 @@ export async function ensureLogSeeded(sql: Sql, rows: number, masterKey: Buffer,
     const day = new Date(firstDay.getTime() + d * DAY);
     const [present] = await sql`select 1 as found from webhook_delivery_log where finished_at >= ${day} and finished_at < ${new Date(day.getTime() + DAY)} limit 1`;
     if (present) continue;
-    await ensureLogPartitions(sql, { firstDay: day, lastDay: day });
     await seedDeliveryLogDay(sql, { ...record, day });
     log(`  log seed: ${day.toISOString().slice(0, 10)}, ${record.perDay.toLocaleString('en')} deliveries, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }

@@ -19,7 +19,7 @@ const sql = connect(config.databaseUrl, { max: 1, applicationName: 'offerdesk-be
 const rows = await sql<{ message_id: string; endpoint_id: string; url: string; secret_sealed: Buffer; body: string }[]>`
   select d.message_id, d.endpoint_id, e.url, e.secret_sealed, m.body
     from webhook_deliveries d
-    join webhook_messages m on m.id = d.message_id
+    join webhook_messages m on m.id = d.message_id and m.created_at = d.created_at
     join webhook_endpoints e on e.id = d.endpoint_id
    where e.removed_at is null and e.url not like '%/fail/%'
    order by d.created_at, d.id

@@ -32,8 +32,16 @@ export interface MessageCursor {
 }
 
 /**
- * The next `limit` messages made before `before`, after `after` in (created_at, id) order;
- * deletes those no open or finished delivery refers to any more. Returns how many it looked at and
+ * The message partitions whose rows retention deletes one by one (migration 0032): the default one
+ * (days that had no partition of their own) and the legacy one (the rows older than the
+ * partitioning). Every daily partition goes whole (dropUnusedMessageDays.ts). `webhook_messages`,
+ * all of them, is what a caller gets without choosing.
+ */
+export type MessageRowsTable = 'webhook_messages' | 'webhook_messages_default' | 'webhook_messages_legacy';
+
+/**
+ * The next `limit` messages of `from` (every partition unless told) made before `before`,
+ * after `after` in (created_at, id) order; deletes those no open or finished delivery refers to any more. Returns how many it looked at and
  * deleted, and where it stopped; the caller goes on while a batch is full.
  *
  * Which log rows can still refer to a message (migration 0031): a delivery's created_at is its
@@ -45,18 +53,19 @@ export interface MessageCursor {
  * batch costs about its own messages, not messages x partitions.
  *
  * No row can come to refer to an old message: a new delivery gets a new message, and a resend or
- * an ending moves a row between the queue and the log in one statement, whose snapshot this one
- * sees either side of (the queue's foreign key also locks the message against this delete).
+ * an ending moves a row between the queue and the log in one statement, which this one's snapshot
+ * sees either side of, so it finds the row in one place or the other.
  */
 export async function deleteUnusedMessages(
   sql: Queryable,
-  input: { before: Date; after: MessageCursor | null; limit: number },
+  input: { before: Date; after: MessageCursor | null; limit: number; from?: MessageRowsTable },
 ): Promise<{ examined: number; deleted: number; last: MessageCursor | null }> {
+  const from = sql(input.from ?? 'webhook_messages');
   const after = input.after ? sql`and (m.created_at, m.id) > (${input.after.createdAt}, ${input.after.id}::uuid)` : sql``;
   const [row] = await sql<{ examined: number; deleted: number; last_created_at: Date | null; last_id: string | null }[]>`
     with batch as materialized (
       select m.id, m.created_at, date_trunc('day', m.created_at, 'UTC') as day_start
-        from webhook_messages m
+        from ${from} m
        where m.created_at < ${input.before} ${after}
        order by m.created_at, m.id
        limit ${input.limit}
@@ -78,7 +87,7 @@ export async function deleteUnusedMessages(
          and not exists (select 1 from crossing c where c.message_id = b.id)
     ),
     deleted as (
-      delete from webhook_messages m using unused u where m.id = u.id
+      delete from ${from} m using unused u where m.id = u.id
       returning m.id
     ),
     last as (

@@ -263,7 +263,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
         from locked
        where d.id = locked.id
       returning d.id, d.message_id, d.endpoint_id, d.workspace_id, d.attempt_count, d.max_attempts,
-                d.resend_count, d.is_test, d.lease_token, d.next_attempt_at
+                d.resend_count, d.is_test, d.lease_token, d.next_attempt_at, d.created_at
     ),
     served as (
       select c.workspace_id, count(*)::int as started,
@@ -334,6 +334,9 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
            c.is_test, c.lease_token, c.next_attempt_at as due_at, m.event_recorded_at, m.type, m.body, e.url, e.secret_sealed,
            m.traceparent
       from claimed c
-      join webhook_messages m on m.id = c.message_id
+      -- A delivery's created_at is its message's: a probe per claimed delivery, which run-time
+      -- pruning sends to one day's partition of webhook_messages (migration 0032).
+      cross join lateral (select m.event_recorded_at, m.type, m.body, m.traceparent from webhook_messages m
+                           where m.id = c.message_id and m.created_at = c.created_at limit 1) m
       join webhook_endpoints e on e.id = c.endpoint_id`;
 }

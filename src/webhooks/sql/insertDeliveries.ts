@@ -22,6 +22,8 @@ export interface InsertedDelivery {
  * A delivery's created_at is its message's (the same `now` where both are made in one
  * transaction), written from the message so it holds by construction: retention finds the log
  * rows that still refer to an old message by it (migration 0031, src/jobs/sql/deleteExpiredLog.ts).
+ * The messages are those the caller made at `now` in the same transaction (insertMessages): found
+ * by (id, created_at), in that day's partition of webhook_messages only (migration 0032).
  */
 export async function insertDeliveries(
   sql: Queryable,
@@ -41,7 +43,7 @@ export async function insertDeliveries(
              + row_number() over (partition by i.endpoint_id order by i.ord) <= ${maxOpenPerEndpoint} as queued
         from input i
         join webhook_endpoints e on e.id = i.endpoint_id
-        join webhook_messages m on m.id = i.message_id
+        join webhook_messages m on m.id = i.message_id and m.created_at = ${now}
     ),
     queued as (
       insert into webhook_queue

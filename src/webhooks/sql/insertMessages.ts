@@ -13,7 +13,12 @@ export interface NewMessage {
   traceparent?: string | null;
 }
 
-/** Stores prepared bodies, set-based; an id already stored (a fan-out repeated) is kept as it was. */
+/**
+ * Stores prepared bodies, set-based, made `now` (in that day's partition of webhook_messages,
+ * migration 0032); an id already stored that day is kept as it was. An id is unique by
+ * construction (an event's is its outbox row's, fanned out once; a ping's is random), so no
+ * other day is probed for it.
+ */
 export async function insertMessages(sql: Queryable, messages: NewMessage[], now: Date): Promise<void> {
   if (messages.length === 0) return;
   await sql`
@@ -26,5 +31,5 @@ export async function insertMessages(sql: Queryable, messages: NewMessage[], now
                   ${messages.map((m) => m.offerId ?? null)}::uuid[],
                   ${messages.map((m) => m.recordedAt?.toISOString() ?? null)}::timestamptz[],
                   ${messages.map((m) => m.traceparent ?? null)}::text[]) as m(id, workspace_id, type, body, offer_id, recorded_at, traceparent)
-    on conflict (id) do nothing`;
+    on conflict do nothing`;
 }

@@ -10,7 +10,8 @@ export interface DeliveryDetailRow extends DeliveryRow {
 /**
  * One delivery, open or finished. `forUpdate` locks its row when it is finished (in the delivery
  * log: what a resend takes); an open delivery is read without a lock (a view of a union cannot be
- * locked, and nothing is done to an open one but refusing).
+ * locked, and nothing is done to an open one but refusing). Its message is found by id and the
+ * delivery's created_at, which is the message's: one partition of webhook_messages (migration 0032).
  */
 export async function readDelivery(
   sql: Queryable,
@@ -21,7 +22,10 @@ export async function readDelivery(
            d.next_attempt_at, d.resend_count, d.is_test, d.failure_reason, d.created_at, d.updated_at, d.finished_at,
            m.body, e.state as endpoint_state, e.removed_at is not null as endpoint_removed
       from ${sql(from)} d
-      join webhook_messages m on m.id = d.message_id
+      -- A probe per delivery, which run-time pruning sends to one day's partition (a plain join may
+      -- be planned as a hash over every day's).
+      cross join lateral (select m.type, m.body from webhook_messages m
+                           where m.id = d.message_id and m.created_at = d.created_at limit 1) m
       join webhook_endpoints e on e.id = d.endpoint_id
      where d.id = ${input.deliveryId}::uuid
      ${lock ? sql`for update of d` : sql``}`;

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { DAY } from '../../../src/clock.js';
+import type { Queryable, Sql } from '../../../src/db/connect.js';
+import { ensureLogPartitions } from '../../../src/jobs/sql/ensureLogPartitions.js';
+import { ensureMessagePartitions } from '../../../src/jobs/sql/ensureMessagePartitions.js';
+import { START_RATE_WINDOW_MS, maxInFlightPerEndpoint } from '../../../src/webhooks/engine/policy.js';
+import { CLAIM_WORKSPACES } from '../../../src/webhooks/engine/round-robin.js';
+import { WORKER_LOCK_CLASS } from '../../../src/webhooks/engine/liveness.js';
+import { claimStatement } from '../../../src/webhooks/sql/claimDeliveries.js';
+import { insertDeliveries } from '../../../src/webhooks/sql/insertDeliveries.js';
+import { listDeliveryLog } from '../../../src/webhooks/sql/listDeliveryLog.js';
+import { readDelivery } from '../../../src/webhooks/sql/readDelivery.js';
+import { FAIL, OK, deliverDue, endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
+
+/**
+ * Every read of a message by a delivery (the claim that sends it, the delivery page, the log's
+ * page, a new delivery of a message just made) reads one daily partition of webhook_messages
+ * (migration 0032), not one per day kept: each carries the message's created_at.
+ */
+const f = useEngineFixture();
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The partitions of webhook_messages a plan read (executed at least once). */
+function messagePartitionsRead(node: PlanNode, into = new Set<string>()): Set<string> {
+  if (node['Relation Name']?.startsWith('webhook_messages') && (node['Actual Loops'] ?? 0) > 0) into.add(node['Relation Name']);
+  for (const child of node.Plans ?? []) messagePartitionsRead(child, into);
+  return into;
+}
+
+/**
+ * A handle whose statements (a template starting with select or with) run under EXPLAIN ANALYZE,
+ * their plans kept; fragments and identifiers pass through. The callers get plan rows back.
+ */
+function explaining(sql: Queryable, plans: PlanNode[]): Queryable {
+  const run = sql as unknown as (...args: unknown[]) => PromiseLike<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>;
+  const wrapped = (strings: unknown, ...values: unknown[]) => {
+    if (!Array.isArray(strings) || !/^\s*(select|with)\b/.test(String(strings[0]))) return run(strings, ...values);
+    const prefixed = Object.assign([`explain (analyze, format json) ${String(strings[0])}`, ...strings.slice(1)], {
+      raw: [`explain (analyze, format json) ${String(strings[0])}`, ...(strings as unknown as TemplateStringsArray).raw.slice(1)],
+    });
+    return run(prefixed, ...values).then((rows) => {
+      plans.push(rows[0]!['QUERY PLAN'][0].Plan);
+      return rows;
+    });
+  };
+  return Object.assign(wrapped, sql) as unknown as Queryable;
+}
+
+class RollBack extends Error {}
+
+async function rolledBack(sql: Sql, body: (tx: Queryable) => Promise<unknown>): Promise<void> {
+  await sql
+    .begin(async (tx) => {
+      await body(tx);
+      throw new RollBack();
+    })
+    .catch((thrown) => {
+      if (!(thrown instanceof RollBack)) throw thrown;
+    });
+}
+
+describe('reads of a message by its delivery', () => {
+  it('read one daily partition of the messages with 30 days of them kept', async () => {
+    const now = f.clock.now();
+    const days = { firstDay: new Date(now.getTime() - 30 * DAY), lastDay: new Date(now.getTime() + 3 * DAY) };
+    await ensureLogPartitions(f.sql, days);
+    expect(await ensureMessagePartitions(f.sql, days)).toBe(34);
+    const ws = await workspace(f);
+    const ep = await endpoint(f, ws);
+    await sentOffer(f, ws.workspaceId, 'Sent');
+    await deliverDue(f);
+    const [done] = await f.sql<{ id: string }[]>`select id from webhook_delivery_log where status = 'succeeded'`;
+    f.clock.advance(DAY);
+    f.sender.reply(() => FAIL);
+    await sentOffer(f, ws.workspaceId, 'Retried');
+    await deliverDue(f);
+    const [open] = await f.sql<{ id: string }[]>`select id from webhook_queue`;
+    // A thousand messages in each day, as a busy database holds (an empty day costs a plan nothing to scan).
+    await f.sql`
+      insert into webhook_messages (id, workspace_id, type, body, created_at)
+      select gen_random_uuid(), ${ws.workspaceId}::uuid, 'offer.sent', '{}', ${days.firstDay}::timestamptz + i * interval '50 seconds'
+        from generate_series(0, 34 * 1728 - 1, 2) as i`;
+    await f.sql`analyze webhook_messages, webhook_queue, webhook_delivery_log`;
+
+    const plans: PlanNode[] = [];
+    const later = new Date(f.clock.now().getTime() + 3_600_000);
+    await rolledBack(f.sql, async (tx) => {
+      const [row] = await tx<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>`
+        explain (analyze, format json) ${claimStatement(tx, {
+          now: later,
+          limit: 64,
+          leaseUntil: new Date(later.getTime() + 60_000),
+          startsPerWindow: 60,
+          windowEndedBefore: new Date(later.getTime() - START_RATE_WINDOW_MS),
+          maxInFlightPerEndpoint: maxInFlightPerEndpoint(64),
+          maxWorkspaces: CLAIM_WORKSPACES,
+          workerId: null,
+          workerLockClass: WORKER_LOCK_CLASS,
+        })}`;
+      plans.push(row!['QUERY PLAN'][0].Plan);
+    });
+    await readDelivery(explaining(f.sql, plans), { deliveryId: open!.id });
+    await readDelivery(explaining(f.sql, plans), { deliveryId: done!.id });
+    const filter = { workspaceId: ws.workspaceId, status: null, eventType: null, endpointId: null, since: null, until: null, q: null };
+    await listDeliveryLog(explaining(f.sql, plans), { ...filter, after: null, limit: 50 });
+    await rolledBack(f.sql, async (tx) => {
+      const [made] = await tx<{ id: string }[]>`
+        insert into webhook_messages (id, workspace_id, type, body, created_at)
+        values (gen_random_uuid(), ${ws.workspaceId}::uuid, 'ping', '{}', ${later}) returning id`;
+      await insertDeliveries(explaining(tx, plans), {
+        deliveries: [{ messageId: made!.id, endpointId: ep.id }],
+        isTest: true,
+        maxAttempts: 8,
+        maxOpenPerEndpoint: 1000,
+        now: later,
+      });
+    });
+
+    expect(plans).toHaveLength(5);
+    // The claim took the open delivery; the log page listed both.
+    expect(plans.map((plan) => [...messagePartitionsRead(plan)].sort())).toEqual([
+      ['webhook_messages_p20260116'],
+      ['webhook_messages_p20260116'],
+      ['webhook_messages_p20260115'],
+      ['webhook_messages_p20260115', 'webhook_messages_p20260116'],
+      ['webhook_messages_p20260116'],
+    ]);
+  });
+});
