@@ -8,8 +8,12 @@ import { SEED_TYPES } from './delivery-log.js';
  * messages, in one transaction (a day is all there or not at all). Of them 88 % go to the first two
  * endpoints, which share their messages, 2 % to the third, both of `workspaceId`, and 10 % to the
  * fourth, of `otherId`; 6 % failed (8 attempts), 2 % cancelled (none), the rest succeeded (one); types
- * cycle through six, four events per offer. Delivery i finishes at day + 10 s + i x (the day / perDay),
- * its attempts seconds before, so all lie within the day.
+ * cycle through six, four events per offer. The messages are spread over the day in a fixed mixed
+ * order (message i at slot i x stride mod n, the stride coprime with n), so the workspaces and
+ * endpoints take turns as traffic does: laid out in blocks, each day's rows of a workspace would be
+ * in disk order and the planner would rate the workspace's list index above the endpoint's for an
+ * endpoint filter (test/webhooks/engine/log-seed-layout.test.ts). Slot k finishes at day + 10 s +
+ * k x (the day / n), its attempts seconds before, so all lie within the day.
  *
  * The day's partitions are made here as the product makes them (webhook_log_partition_ensure, migration
  * 0020: same names, columns, keys and indexes), but loaded before their indexes are built and then
@@ -31,7 +35,9 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
   const [a, b, c, o] = r.endpointIds as [string, string, string, string];
   const shared = Math.round(r.perDay * 0.44);
   const [small, other] = [Math.round(r.perDay * 0.02), r.perDay - 2 * shared - Math.round(r.perDay * 0.02)];
-  const step = (DAY - 10_000) / Math.max(shared + small + other, 1);
+  const n = Math.max(shared + small + other, 1);
+  const step = (DAY - 10_000) / n;
+  const stride = coprimeStride(n);
   const suffix = `_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
   const [log, attempts] = ['webhook_delivery_log', 'webhook_attempts'].map((parent) => parent + suffix) as [string, string];
   await sql.begin(async (tx) => {
@@ -52,12 +58,12 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
              case when i < ${shared} then array[${a}::uuid, ${b}::uuid] when i < ${shared + small} then array[${c}::uuid] else array[${o}::uuid] end as endpoints,
              (${[...SEED_TYPES]}::text[])[1 + i % 6] as type,
              md5(${day.toISOString()} || ':' || (i / 4)::text)::uuid as offer_id,
-             ${day}::timestamptz + make_interval(secs => 10 + i * ${step / 1000}::float8) as finished_at,
+             ${day}::timestamptz + make_interval(secs => 10 + (i::bigint * ${stride} % ${n}) * ${step / 1000}::float8) as finished_at,
              case when i % 100 < 6 then 'failed' when i % 100 < 8 then 'cancelled' else 'succeeded' end as status
         from generate_series(0, ${shared + small + other - 1}) as i`;
     await tx`
       insert into webhook_messages (id, workspace_id, type, body, offer_id, created_at)
-      select id, workspace_id, type, '{"seed":true}', offer_id, finished_at - interval '9 seconds' from day_messages`;
+      select id, workspace_id, type, '{"seed":true}', offer_id, finished_at - interval '9 seconds' from day_messages order by finished_at`;
     // In finished_at order, as the worker writes them.
     await tx`
       insert into ${tx(log)}
@@ -66,7 +72,7 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
              case m.status when 'succeeded' then 1 when 'failed' then 8 else 0 end, 8,
              case when m.status = 'cancelled' then 'endpoint_paused' end, m.finished_at - interval '9 seconds', m.finished_at, m.finished_at
         from day_messages m cross join unnest(m.endpoints) with ordinality as e(id, n)
-       order by m.i, e.n`;
+       order by m.finished_at, e.n`;
     await tx`
       insert into ${tx(attempts)} (delivery_id, endpoint_id, attempt, attempted_at, succeeded, status_code, duration_ms)
       select d.id, d.endpoint_id, k, d.finished_at - make_interval(secs => 9 - k), d.status = 'succeeded', case when d.status = 'succeeded' then 200 else 500 end, 40
@@ -80,4 +86,12 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
       await tx.unsafe(`alter table ${part} drop constraint ${part}_range`);
     }
   });
+}
+
+/** A stride near n x 0.618 that shares no factor with n: i x stride mod n visits every slot once, well mixed. */
+function coprimeStride(n: number): number {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  let stride = Math.max(1, Math.round(n * 0.6180339887));
+  while (gcd(stride, n) !== 1) stride += 1;
+  return stride;
 }
