@@ -68,8 +68,9 @@ type Handle = ((...args: unknown[]) => unknown) & Record<string | symbol, unknow
 
 function traceHandle<Q extends object>(sql: Q, span: Span | undefined): Q {
   const target = sql as unknown as Handle;
+  // Every query gets the property, span or not: queries of one shape, as the handles are.
   const mark = (query: unknown) => {
-    if (span && typeof query === 'object' && query !== null && 'executed' in query) (query as QueryInternals)[PARENT] = span;
+    if (typeof query === 'object' && query !== null && 'executed' in query) (query as QueryInternals)[PARENT] = span;
     return query;
   };
   // `begin(fn)`, `begin(options, fn)`, `savepoint(fn)`, `savepoint(name, fn)`: the callback last.
