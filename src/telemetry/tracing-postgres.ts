@@ -49,7 +49,7 @@ const SPAN_OF_HANDLE = Symbol('offerdesk.handleSpan');
  *
  * With tracing on, every caller gets such a handle, sampled or not (tracing.ts tracedSql says
  * why). It is a plain function with `sql`'s methods copied onto it, each handle built the same
- * way, so that code handed one sees one shape; a Proxy was measured slower to call through.
+ * way, so that code handed one sees one shape.
  */
 export function tracedSql<Q extends object>(sql: Q, span: Span | undefined): Q {
   if (span) return traceHandle(sql, span);
