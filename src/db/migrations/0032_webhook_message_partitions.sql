@@ -35,42 +35,35 @@
 -- table: its fan-out rolls back and the events stay in the outbox for a new process, its endpoint
 -- test returns an error. Stopping the workers first (README "Upgrading") avoids all three.
 
--- 1. A message day's partition, made apart and attached as the log's are (webhook_log_partition_ensure,
--- migration 0020), with its rows taken out of the default partition first. Nothing when covered.
-create function webhook_message_partition_indexes(part text) returns void
+-- 1. A message day's partition is made as a day of the log is (webhook_log_partition_ensure,
+-- migration 0020: made apart, its rows taken out of the default partition, then attached). The two
+-- functions that give a partition its keys and its parent's indexes learn webhook_messages: its
+-- id, unique per partition (see above), and index names without the table's prefix.
+create or replace function webhook_log_partition_indexes(parent text, part text) returns void
   language plpgsql as $$
 declare
   ix record;
 begin
-  execute format('create unique index %I on %I (id)', part || '_id_key', part);
   for ix in select c.relname as name, pg_get_indexdef(c.oid) as def
               from pg_index i join pg_class c on c.oid = i.indexrelid
-             where i.indrelid = 'webhook_messages'::regclass
+             where i.indrelid = parent::regclass
   loop
     execute regexp_replace(ix.def, '^CREATE (UNIQUE )?INDEX \S+ ON ONLY \S+ USING ',
-                           'CREATE \1INDEX ' || quote_ident(part || '_' || regexp_replace(ix.name, '^webhook_messages_', ''))
+                           'CREATE \1INDEX ' || quote_ident(part || '_' || regexp_replace(ix.name, '^webhook_(deliveries|attempts|messages)_', ''))
                            || ' ON ' || quote_ident(part) || ' USING ');
   end loop;
 end
 $$;
 
-create function webhook_message_partition_ensure(day date) returns integer
+create or replace function webhook_log_partition_keys(parent text, part text) returns void
   language plpgsql as $$
-declare
-  part text := 'webhook_messages_p' || to_char(day, 'YYYYMMDD');
-  lower_at timestamptz := day::timestamp at time zone 'UTC';
-  upper_at timestamptz := (day + 1)::timestamp at time zone 'UTC';
 begin
-  if exists (select 1 from webhook_log_partitions('webhook_messages'::regclass) p
-              where coalesce(p.lower_bound < upper_at, true) and p.upper_bound > lower_at) then
-    return 0;
+  if parent = 'webhook_delivery_log' then
+    execute format('create unique index %I on %I (id)', part || '_id_key', part);
+    execute format('create unique index %I on %I (message_id, endpoint_id)', part || '_message_endpoint_key', part);
+  elsif parent = 'webhook_messages' then
+    execute format('create unique index %I on %I (id)', part || '_id_key', part);
   end if;
-  execute format('create table %I (like webhook_messages including defaults including constraints)', part);
-  perform webhook_message_partition_indexes(part);
-  execute format('with moved as (delete from webhook_messages_default where created_at >= $1 and created_at < $2 returning *) insert into %I select * from moved', part)
-    using lower_at, upper_at;
-  execute format('alter table webhook_messages attach partition %I for values from (%L) to (%L)', part, lower_at, upper_at);
-  return 1;
 end
 $$;
 
@@ -85,7 +78,7 @@ declare
 begin
   perform pg_advisory_xact_lock(hashtext('webhook_log_partitions_ensure'));
   for day in select d::date from generate_series(first_day::timestamp, last_day::timestamp, interval '1 day') as d loop
-    made := made + webhook_message_partition_ensure(day);
+    made := made + webhook_log_partition_ensure('webhook_messages', 'created_at', day);
   end loop;
   return made;
 end
@@ -113,7 +106,8 @@ alter table webhook_messages add constraint webhook_messages_workspace_fkey
 create index webhook_messages_offer_idx on webhook_messages (workspace_id, offer_id) where offer_id is not null;
 
 create table webhook_messages_default (like webhook_messages including defaults including constraints);
-select webhook_message_partition_indexes('webhook_messages_default');
+select webhook_log_partition_keys('webhook_messages', 'webhook_messages_default'),
+       webhook_log_partition_indexes('webhook_messages', 'webhook_messages_default');
 create index webhook_messages_default_created_idx on webhook_messages_default (created_at);
 alter table webhook_messages attach partition webhook_messages_default default;
 
