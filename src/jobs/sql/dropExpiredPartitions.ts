@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connect.js';
-import { LOG_PARTITION_LOCK_TIMEOUT_MS } from '../policy.js';
+import { withPartitionLockTimeout } from './withPartitionLockTimeout.js';
 
 /** The partitioned tables of the delivery log and their partition keys (migration 0020). */
 const LOG_TABLES = ['webhook_delivery_log', 'webhook_attempts'] as const;
@@ -19,8 +19,7 @@ export async function dropExpiredPartitions(sql: Sql, input: { before: Date }): 
      where p.upper_bound <= ${input.before}
      order by p.upper_bound, p.name`;
   for (const { name } of expired) {
-    await sql.begin(async (tx) => {
-      await tx`select set_config('lock_timeout', ${`${LOG_PARTITION_LOCK_TIMEOUT_MS}ms`}, true)`;
+    await withPartitionLockTimeout(sql, async (tx) => {
       await tx`drop table if exists ${sql(name)}`;
     });
   }

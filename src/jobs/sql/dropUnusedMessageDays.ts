@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connect.js';
-import { LOG_PARTITION_LOCK_TIMEOUT_MS } from '../policy.js';
+import { withPartitionLockTimeout } from './withPartitionLockTimeout.js';
 
 /**
  * SPEC.md "Webhook limits": delivery log retention 30 days, for the messages the log's rows are
@@ -28,8 +28,7 @@ export async function dropUnusedMessageDays(sql: Sql, input: { before: Date }): 
   for (const day of expired) {
     const from = day.lower_bound ? sql`d.created_at >= ${day.lower_bound} and` : sql``;
     const finishedFrom = day.lower_bound ? sql`d.finished_at >= ${day.lower_bound} and` : sql``;
-    const gone = await sql.begin(async (tx) => {
-      await tx`select set_config('lock_timeout', ${`${LOG_PARTITION_LOCK_TIMEOUT_MS}ms`}, true)`;
+    const gone = await withPartitionLockTimeout(sql, async (tx) => {
       await tx`lock table webhook_messages in access exclusive mode`;
       const [row] = await tx<{ used: boolean }[]>`
         select exists (select 1 from webhook_queue d where ${from} d.created_at < ${day.upper_bound})

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connect.js';
-import { LOG_PARTITION_LOCK_TIMEOUT_MS } from '../policy.js';
+import { withPartitionLockTimeout } from './withPartitionLockTimeout.js';
 
 /**
  * Makes the missing daily partitions of the delivery log and the attempts for the UTC days
@@ -8,8 +8,7 @@ import { LOG_PARTITION_LOCK_TIMEOUT_MS } from '../policy.js';
  * many partitions it made.
  */
 export async function ensureLogPartitions(sql: Sql, input: { firstDay: Date; lastDay: Date }): Promise<number> {
-  return sql.begin(async (tx) => {
-    await tx`select set_config('lock_timeout', ${`${LOG_PARTITION_LOCK_TIMEOUT_MS}ms`}, true)`;
+  return withPartitionLockTimeout(sql, async (tx) => {
     const [row] = await tx<{ made: number }[]>`
       select webhook_log_partitions_ensure(${utcDay(input.firstDay)}::date, ${utcDay(input.lastDay)}::date) as made`;
     return row!.made;

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/connect.js';
-import { LOG_PARTITION_LOCK_TIMEOUT_MS } from '../policy.js';
 import { utcDay } from './ensureLogPartitions.js';
+import { withPartitionLockTimeout } from './withPartitionLockTimeout.js';
 
 /**
  * Makes the missing daily partitions of webhook_messages for the UTC days `firstDay` to `lastDay`
@@ -8,8 +8,7 @@ import { utcDay } from './ensureLogPartitions.js';
  * waiting at most LOG_PARTITION_LOCK_TIMEOUT_MS for a lock. Returns how many it made.
  */
 export async function ensureMessagePartitions(sql: Sql, input: { firstDay: Date; lastDay: Date }): Promise<number> {
-  return sql.begin(async (tx) => {
-    await tx`select set_config('lock_timeout', ${`${LOG_PARTITION_LOCK_TIMEOUT_MS}ms`}, true)`;
+  return withPartitionLockTimeout(sql, async (tx) => {
     const [row] = await tx<{ made: number }[]>`
       select webhook_message_partitions_ensure(${utcDay(input.firstDay)}::date, ${utcDay(input.lastDay)}::date) as made`;
     return row!.made;
