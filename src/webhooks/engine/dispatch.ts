@@ -3,7 +3,7 @@ import { coerceError } from '../../log.js';
 import { recordAttemptResult, recordAttemptStart, recordDelivered } from './attempt-metrics.js';
 import { markSpanFailed, tracedDeps, withSpan, type Span } from '../../telemetry/tracing.js';
 import { completeOne, type CompletionQueue } from './completion.js';
-import type { EngineDeps } from './deps.js';
+import type { EngineDeps, EngineSettings } from './deps.js';
 import { noticeFinalFailure } from './notices.js';
 import { decideAfterAttempt, type DeliveryOutcome } from './outcome.js';
 import {
@@ -17,7 +17,7 @@ import { WORKER_LOCK_CLASS } from './liveness.js';
 import { openSecret, SecretUnavailableError } from '../../sealing/secrets.js';
 import type { AttemptOutcome } from '../transport/sender.js';
 import { addFinalFailure } from '../sql/addFinalFailure.js';
-import { claimDeliveries, type ClaimedDelivery } from '../sql/claimDeliveries.js';
+import { claimDeliveries, type ClaimInput, type ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { readDevListenTargets } from '../sql/devListen.js';
 import { lockEndpointForOutcome } from '../sql/lockEndpointForOutcome.js';
 import { markFailedFinally } from '../sql/markFailedFinally.js';
@@ -32,20 +32,32 @@ export interface ClaimedBatch {
   customOfferDomains: string[];
 }
 
-/** Claims up to `slots` due deliveries (fairness, start rate and leases: see claimDeliveries). */
-export async function claimBatch(deps: EngineDeps, slots: number): Promise<ClaimedBatch> {
-  const now = deps.clock.now();
-  const deliveries = await claimDeliveries(deps.sql, {
+/**
+ * What a worker with `settings` claims with at `now`, up to `slots` deliveries: SPEC.md's limits
+ * as the engine applies them. Also what the tests that EXPLAIN the claim run it with.
+ */
+export function claimInput(
+  now: Date,
+  slots: number,
+  settings: Pick<EngineSettings, 'leaseMs' | 'startsPerMinutePerWorkspace' | 'concurrency'>,
+  workerId: ClaimInput['workerId'],
+): ClaimInput {
+  return {
     now,
     limit: slots,
-    leaseUntil: new Date(now.getTime() + deps.settings.leaseMs),
-    startsPerWindow: deps.settings.startsPerMinutePerWorkspace,
+    leaseUntil: new Date(now.getTime() + settings.leaseMs),
+    startsPerWindow: settings.startsPerMinutePerWorkspace,
     windowEndedBefore: new Date(now.getTime() - START_RATE_WINDOW_MS),
-    maxInFlightPerEndpoint: maxInFlightPerEndpoint(deps.settings.concurrency),
+    maxInFlightPerEndpoint: maxInFlightPerEndpoint(settings.concurrency),
     maxWorkspaces: CLAIM_WORKSPACES,
-    workerId: deps.workerId?.() ?? null,
+    workerId,
     workerLockClass: WORKER_LOCK_CLASS,
-  });
+  };
+}
+
+/** Claims up to `slots` due deliveries (fairness, start rate and leases: see claimDeliveries). */
+export async function claimBatch(deps: EngineDeps, slots: number): Promise<ClaimedBatch> {
+  const deliveries = await claimDeliveries(deps.sql, claimInput(deps.clock.now(), slots, deps.settings, deps.workerId?.() ?? null));
   const customOfferDomains = deliveries.length > 0 ? await readOfferDomains(deps.sql) : [];
   if (!deps.settings.devListen || deliveries.length === 0) return { deliveries, customOfferDomains };
   const targets = await readDevListenTargets(deps.sql, [...new Set(deliveries.map((d) => d.endpoint_id))]);

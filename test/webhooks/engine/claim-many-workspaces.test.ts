@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Sql } from '../../../src/db/connect.js';
-import { START_RATE_WINDOW_MS, maxInFlightPerEndpoint } from '../../../src/webhooks/engine/policy.js';
 import { CLAIM_WORKSPACES } from '../../../src/webhooks/engine/round-robin.js';
-import { WORKER_LOCK_CLASS } from '../../../src/webhooks/engine/liveness.js';
 import { claimStatement } from '../../../src/webhooks/sql/claimDeliveries.js';
-import { claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { claimBatch, claimInput } from '../../../src/webhooks/engine/dispatch.js';
 import { seedTenants } from './many-workspaces.js';
 import { FAIL, deliverDue, endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
@@ -41,17 +39,7 @@ async function claimCost(sql: Sql, now: Date): Promise<ClaimCost> {
   await sql
     .begin(async (tx) => {
       const [row] = await tx<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>`
-        explain (analyze, buffers, format json) ${claimStatement(tx, {
-          now,
-          limit: 64,
-          leaseUntil: new Date(now.getTime() + 60_000),
-          startsPerWindow: 60,
-          windowEndedBefore: new Date(now.getTime() - START_RATE_WINDOW_MS),
-          maxInFlightPerEndpoint: maxInFlightPerEndpoint(64),
-          maxWorkspaces: CLAIM_WORKSPACES,
-          workerId: null,
-          workerLockClass: WORKER_LOCK_CLASS,
-        })}`;
+        explain (analyze, buffers, format json) ${claimStatement(tx, claimInput(now, 64, { leaseMs: 60_000, startsPerMinutePerWorkspace: 60, concurrency: 64 }, null))}`;
       const plan = row!['QUERY PLAN'][0].Plan;
       measured = { buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], claimed: plan['Actual Rows'], rowsRead: rowsRead(plan) };
       throw new RollBack();

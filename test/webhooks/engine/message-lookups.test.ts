@@ -3,9 +3,7 @@ import { DAY } from '../../../src/clock.js';
 import type { Queryable, Sql } from '../../../src/db/connect.js';
 import { ensureLogPartitions } from '../../../src/jobs/sql/ensureLogPartitions.js';
 import { ensureMessagePartitions } from '../../../src/jobs/sql/ensureMessagePartitions.js';
-import { START_RATE_WINDOW_MS, maxInFlightPerEndpoint } from '../../../src/webhooks/engine/policy.js';
-import { CLAIM_WORKSPACES } from '../../../src/webhooks/engine/round-robin.js';
-import { WORKER_LOCK_CLASS } from '../../../src/webhooks/engine/liveness.js';
+import { claimInput } from '../../../src/webhooks/engine/dispatch.js';
 import { claimStatement } from '../../../src/webhooks/sql/claimDeliveries.js';
 import { insertDeliveries } from '../../../src/webhooks/sql/insertDeliveries.js';
 import { listDeliveryLog } from '../../../src/webhooks/sql/listDeliveryLog.js';
@@ -91,17 +89,7 @@ describe('reads of a message by its delivery', () => {
     const later = new Date(f.clock.now().getTime() + 3_600_000);
     await rolledBack(f.sql, async (tx) => {
       const [row] = await tx<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>`
-        explain (analyze, format json) ${claimStatement(tx, {
-          now: later,
-          limit: 64,
-          leaseUntil: new Date(later.getTime() + 60_000),
-          startsPerWindow: 60,
-          windowEndedBefore: new Date(later.getTime() - START_RATE_WINDOW_MS),
-          maxInFlightPerEndpoint: maxInFlightPerEndpoint(64),
-          maxWorkspaces: CLAIM_WORKSPACES,
-          workerId: null,
-          workerLockClass: WORKER_LOCK_CLASS,
-        })}`;
+        explain (analyze, format json) ${claimStatement(tx, claimInput(later, 64, { leaseMs: 60_000, startsPerMinutePerWorkspace: 60, concurrency: 64 }, null))}`;
       plans.push(row!['QUERY PLAN'][0].Plan);
     });
     await readDelivery(explaining(f.sql, plans), { deliveryId: open!.id });
