@@ -256,6 +256,7 @@ describe('tracing on', () => {
       const handle = tracedSql(db.sql, span);
       expect(Object.keys(handle)).toEqual(Object.keys(unsampled));
       expect(Object.getOwnPropertySymbols(handle)).toEqual(Object.getOwnPropertySymbols(unsampled));
+      expect(Object.getPrototypeOf(handle)).toBe(Object.getPrototypeOf(unsampled));
       await handle`select 1 as sampled_probe`;
       await handle.begin((tx) => tx`select 1 as sampled_probe_in_transaction`);
       return span;
