@@ -1,6 +1,7 @@
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { RootDecisions } from './tracing-roots.js';
 import type { RoutedRequest, RoutedResponse } from './tracing-types.js';
 
 /**
@@ -32,27 +33,32 @@ export function nameServerSpan(req: RoutedRequest, res: RoutedResponse, operatio
   span.setAttribute(ATTR_HTTP_ROUTE, `${req.baseUrl}${path}`);
 }
 
-export function requestSpanMiddleware(tracer: Tracer): RequestHandler {
+export function requestSpanMiddleware(tracer: Tracer, roots: RootDecisions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method } }, parent);
+    const attributes = { [ATTR_HTTP_REQUEST_METHOD]: req.method };
+    // A caller's traceparent (the only header the registered W3C propagator makes a parent of)
+    // continues its trace; without one the request starts a trace, which the sampler decides
+    // before the span is made (RootDecisions).
+    const span =
+      req.headers.traceparent === undefined
+        ? roots.startKept(req.method, SpanKind.SERVER, () => tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes }, ROOT_CONTEXT))
+        : tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes }, propagation.extract(ROOT_CONTEXT, req.headers));
     // A request the sampler left out costs its sampling decision and nothing more: no
     // listeners, no statement spans.
-    if (!span.isRecording()) {
+    if (!span?.isRecording()) {
       next();
       return;
     }
     (res.locals as Traced).traceSpan = span;
-    res.once('finish', endSpan);
+    // Every response emits `close` last, answered (right after `finish`) or not (client gone).
     res.once('close', endSpan);
     next();
   };
 }
 
-/** The `finish` (answered) or else `close` (client gone) listener of every response, made once. */
+/** The `close` listener of every traced response, made once. */
 function endSpan(this: Response): void {
   const span = (this.locals as Traced).traceSpan;
-  // Both events come when the answer was sent; the span ends at the first.
   if (!span?.isRecording()) return;
   // An express route (/healthz, /readyz) names the span; the router's operations named theirs.
   const route = (this.req.route as { path?: unknown } | undefined)?.path;

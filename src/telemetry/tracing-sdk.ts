@@ -30,6 +30,7 @@ import {
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TracingConfig } from '../config/tracing.js';
 import { nameServerSpan, requestSpanMiddleware, requestSpan } from './tracing-http.js';
+import { RootDecisions } from './tracing-roots.js';
 import { instrumentPostgres, spanOfSql, tracedSql, uninstrumentPostgres } from './tracing-postgres.js';
 import type { SpanKindName, SpanOptions, TracingRuntime } from './tracing-types.js';
 
@@ -54,9 +55,12 @@ export function startSdk(config: TracingConfig): TracingRuntime {
   // _COMPRESSION and the certificate variables from the environment itself (config/tracing.ts).
   const exporter =
     config.protocol === 'http/json' ? new OtlpJsonExporter({ url: config.tracesUrl }) : new OtlpProtobufExporter({ url: config.tracesUrl });
+  const configured = new FollowLinksSampler(sampler(config));
+  const roots = new RootDecisions(configured);
   const provider = new NodeTracerProvider({
     resource: defaultResource().merge(resourceFromAttributes({ ...config.resourceAttributes, [ATTR_SERVICE_NAME]: config.serviceName })),
-    sampler: new FollowLinksSampler(sampler(config)),
+    sampler: configured,
+    idGenerator: roots,
     // OTEL_BSP_* (queue size, delay, batch size) are read by the processor from the environment.
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
@@ -71,7 +75,7 @@ export function startSdk(config: TracingConfig): TracingRuntime {
     tracedSql,
     spanOfSql,
     requestSpan,
-    requestSpans: () => requestSpanMiddleware(tracer),
+    requestSpans: () => requestSpanMiddleware(tracer, roots),
     nameRequest: nameServerSpan,
     flush: () => provider.forceFlush(),
     async shutdown() {
