@@ -94,8 +94,11 @@ export function logConditions(sql: Queryable, f: LogFilter) {
     ${
       f.q === null
         ? sql``
-        : sql`and d.message_id in (select q.id from webhook_messages q
-                                    where q.workspace_id = ${f.workspaceId}::uuid
-                                      and (q.id = ${f.q}::uuid or q.offer_id = ${f.q}::uuid))`
+        : // An array computed first, not `in (select ...)`: over 20,000,000 rows PostgreSQL
+          // planned that as a semi-join filtering the workspace's whole log in the list's order
+          // (seconds a page); the array's few ids are looked up by each day's message key.
+          sql`and d.message_id = any (array(select q.id from webhook_messages q
+                                             where q.workspace_id = ${f.workspaceId}::uuid
+                                               and (q.id = ${f.q}::uuid or q.offer_id = ${f.q}::uuid)))`
     }`;
 }
