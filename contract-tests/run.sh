@@ -9,6 +9,7 @@
 # without it, the embedded PostgreSQL in temporary directories. Reports: contract-tests/reports/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/side-by-side.sh
 mkdir -p contract-tests/reports
 
 started_all=$SECONDS
@@ -30,19 +31,9 @@ gate "spec lint and drift (Redocly, generated/, operationIds, breaking changes)"
 # Both fuzzing gates at once, each on a server and database of its own; each one's output is
 # printed whole when both are done.
 fuzz_side_by_side() {
-  local api_log=contract-tests/reports/gate-schemathesis.log console_log=contract-tests/reports/gate-console-schemathesis.log
-  local api_rc=0 console_rc=0
-  bash contract-tests/gate-schemathesis.sh > "$api_log" 2>&1 &
-  local api=$!
-  bash contract-tests/gate-console-schemathesis.sh > "$console_log" 2>&1 &
-  local console=$!
-  wait "$api" || api_rc=$?
-  wait "$console" || console_rc=$?
-  printf -- '-- the public API (exit %s)\n' "$api_rc"
-  cat "$api_log"
-  printf -- '-- the console API with a signed-in session (exit %s)\n' "$console_rc"
-  cat "$console_log"
-  [ "$api_rc" = 0 ] && [ "$console_rc" = 0 ]
+  side_by_side \
+    "the public API" contract-tests/reports/gate-schemathesis.log "bash contract-tests/gate-schemathesis.sh" \
+    "the console API with a signed-in session" contract-tests/reports/gate-console-schemathesis.log "bash contract-tests/gate-console-schemathesis.sh"
 }
 gate "Schemathesis fuzzing of the running server and of its console API with a signed-in session" fuzz_side_by_side
 gate "planted defect: the Schemathesis gate fails on a broken server" bash contract-tests/gate-planted-defect.sh

@@ -4,6 +4,7 @@
 # they create and drop their own databases on that server (it must allow CREATE DATABASE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/side-by-side.sh
 
 started_all=$SECONDS
 step() {
@@ -46,21 +47,14 @@ gates() {
 # were a minute on the 2-core CI machine), and the gates already running beside them: with the
 # suite shorter, the gates' fixed fuzzing budgets are close to its length, so they start first.
 checks() {
-  local typecheck_log layers_log typecheck_rc=0 layers_rc=0
+  local typecheck_log layers_log rc=0
   typecheck_log=$(mktemp)
   layers_log=$(mktemp)
-  npm run --silent typecheck > "$typecheck_log" 2>&1 &
-  local typecheck_pid=$!
-  npm run --silent check:layers > "$layers_log" 2>&1 &
-  local layers_pid=$!
-  wait "$typecheck_pid" || typecheck_rc=$?
-  wait "$layers_pid" || layers_rc=$?
-  printf -- '-- Typecheck (tsc): exit %s\n' "$typecheck_rc"
-  cat "$typecheck_log"
-  printf -- '-- Layers (dependency-cruiser: no import up a layer or in a circle): exit %s\n' "$layers_rc"
-  cat "$layers_log"
+  side_by_side \
+    "Typecheck (tsc)" "$typecheck_log" "npm run --silent typecheck" \
+    "Layers (dependency-cruiser: no import up a layer or in a circle)" "$layers_log" "npm run --silent check:layers" || rc=$?
   rm -f "$typecheck_log" "$layers_log"
-  [ "$typecheck_rc" = 0 ] && [ "$layers_rc" = 0 ]
+  return "$rc"
 }
 
 step "Typecheck (tsc) and layers (dependency-cruiser), side by side" checks
