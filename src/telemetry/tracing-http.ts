@@ -1,4 +1,4 @@
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RootDecisions } from './tracing-roots.js';
@@ -34,15 +34,16 @@ export function nameServerSpan(req: RoutedRequest, res: RoutedResponse, operatio
 }
 
 export function requestSpanMiddleware(tracer: Tracer, roots: RootDecisions): RequestHandler {
+  const start = (req: Request, parent: Context) =>
+    tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method } }, parent);
   return (req: Request, res: Response, next: NextFunction) => {
-    const attributes = { [ATTR_HTTP_REQUEST_METHOD]: req.method };
     // A caller's traceparent (the only header the registered W3C propagator makes a parent of)
     // continues its trace; without one the request starts a trace, which the sampler decides
     // before the span is made (RootDecisions).
     const span =
       req.headers.traceparent === undefined
-        ? roots.startKept(req.method, SpanKind.SERVER, () => tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes }, ROOT_CONTEXT))
-        : tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes }, propagation.extract(ROOT_CONTEXT, req.headers));
+        ? roots.startKept(req.method, SpanKind.SERVER, () => start(req, ROOT_CONTEXT))
+        : start(req, propagation.extract(ROOT_CONTEXT, req.headers));
     // A request the sampler left out costs its sampling decision and nothing more: no
     // listeners, no statement spans.
     if (!span?.isRecording()) {
