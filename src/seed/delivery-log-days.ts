@@ -38,11 +38,13 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
   const n = Math.max(shared + small + other, 1);
   const step = (DAY - 10_000) / n;
   const stride = coprimeStride(n);
-  const suffix = `_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
+  // The day's range, as ISO timestamps, and its date, which names its partitions.
+  const [from, until] = [day.toISOString(), new Date(day.getTime() + DAY).toISOString()];
+  const utcDay = from.slice(0, 10);
+  const suffix = `_p${utcDay.replaceAll('-', '')}`;
   const [log, attempts] = ['webhook_delivery_log', 'webhook_attempts'].map((parent) => parent + suffix) as [string, string];
   await sql.begin(async (tx) => {
     await tx`set local synchronous_commit = off`;
-    const utcDay = day.toISOString().slice(0, 10);
     await tx`select webhook_message_partitions_ensure(${utcDay}::date, ${utcDay}::date)`;
     await tx`set local maintenance_work_mem = '256MB'`;
     // The messages' workspace key checked row by row is most of their insert; the seed's workspaces exist.
@@ -57,7 +59,7 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
              case when i < ${shared + small} then ${r.workspaceId}::uuid else ${r.otherId}::uuid end as workspace_id,
              case when i < ${shared} then array[${a}::uuid, ${b}::uuid] when i < ${shared + small} then array[${c}::uuid] else array[${o}::uuid] end as endpoints,
              (${[...SEED_TYPES]}::text[])[1 + i % 6] as type,
-             md5(${day.toISOString()} || ':' || (i / 4)::text)::uuid as offer_id,
+             md5(${from} || ':' || (i / 4)::text)::uuid as offer_id,
              ${day}::timestamptz + make_interval(secs => 10 + (i::bigint * ${stride} % ${n}) * ${step / 1000}::float8) as finished_at,
              case when i % 100 < 6 then 'failed' when i % 100 < 8 then 'cancelled' else 'succeeded' end as status
         from generate_series(0, ${shared + small + other - 1}) as i`;
@@ -81,8 +83,8 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
     for (const [parent, part, key] of [['webhook_delivery_log', log, 'finished_at'], ['webhook_attempts', attempts, 'attempted_at']] as const) {
       await tx`select webhook_log_partition_keys(${parent}, ${part}), webhook_log_partition_indexes(${parent}, ${part})`;
       // The range as a CHECK first, so ATTACH proves it without reading the partition again.
-      await tx.unsafe(`alter table ${part} add constraint ${part}_range check (${key} >= '${day.toISOString()}' and ${key} < '${new Date(day.getTime() + DAY).toISOString()}')`);
-      await tx.unsafe(`alter table ${parent} attach partition ${part} for values from ('${day.toISOString()}') to ('${new Date(day.getTime() + DAY).toISOString()}')`);
+      await tx.unsafe(`alter table ${part} add constraint ${part}_range check (${key} >= '${from}' and ${key} < '${until}')`);
+      await tx.unsafe(`alter table ${parent} attach partition ${part} for values from ('${from}') to ('${until}')`);
       await tx.unsafe(`alter table ${part} drop constraint ${part}_range`);
     }
   });
