@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useContext } from 'react';
+import { useContext, useState } from 'react';
 import { api, call, errorMessage } from '../api/client';
 import { ME_KEY, type Me, type Workspace } from '../api/queries';
 import { EmptyState } from '../common/ListState';
@@ -12,6 +12,9 @@ import { MeContext } from '../session';
 export function EndpointNotices() {
   const me = useContext(MeContext);
   const queryClient = useQueryClient();
+  // The value just clicked, held from the click itself: the mutation's own pending state arrives a
+  // tick later, and a controlled checkbox would show the old value until then.
+  const [clicked, setClicked] = useState<{ workspaceId: string; on: boolean } | null>(null);
   const toggle = useMutation({
     mutationFn: async (input: { workspace: Workspace; on: boolean }) =>
       (
@@ -26,6 +29,7 @@ export function EndpointNotices() {
       queryClient.setQueryData<Me | null>(ME_KEY, (old) =>
         old ? { ...old, workspaces: old.workspaces.map((w) => (w.id === changed.id ? changed : w)) } : old,
       ),
+    onSettled: () => setClicked(null),
   });
   const workspaces = me?.workspaces ?? [];
   return (
@@ -44,9 +48,12 @@ export function EndpointNotices() {
               <input
                 id={`notices-${workspace.id}`}
                 type="checkbox"
-                checked={toggle.isPending && toggle.variables.workspace.id === workspace.id ? toggle.variables.on : workspace.endpoint_notices}
-                disabled={toggle.isPending}
-                onChange={(event) => toggle.mutate({ workspace, on: event.target.checked })}
+                checked={clicked?.workspaceId === workspace.id ? clicked.on : workspace.endpoint_notices}
+                disabled={clicked !== null}
+                onChange={(event) => {
+                  setClicked({ workspaceId: workspace.id, on: event.target.checked });
+                  toggle.mutate({ workspace, on: event.target.checked });
+                }}
               />
               <label htmlFor={`notices-${workspace.id}`}>Endpoint health mails for {workspace.name}</label>
             </div>
