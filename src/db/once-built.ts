@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { Fragment, Queryable } from './connect.js';
+import type { ValuesResult } from './fixed-shape-rows.js';
 
 /**
  * A statement written with postgres.js fragments whose text is built once per shape, then sent
@@ -26,8 +27,8 @@ import type { Fragment, Queryable } from './connect.js';
  * text without parameters are allowed.
  */
 export interface OnceBuilt<S, V> {
-  /** Runs the statement for `shape` with `values`; its rows as postgres.js gives them. */
-  rows<R extends object>(sql: Queryable, shape: S, values: V): Promise<R[]>;
+  /** Runs the statement for `shape` with `values`; rows as arrays (postgres.js `.values()`). */
+  values(sql: Queryable, shape: S, values: V): Promise<ValuesResult>;
   /** The text for `shape` and the names of its values in parameter order (built with `values` if new). */
   textOf(sql: Queryable, shape: S, values: V): { text: string; order: readonly string[] };
 }
@@ -129,7 +130,7 @@ export function onceBuilt<S, V extends object>(definition: {
 
   return {
     textOf,
-    rows<R extends object>(sql: Queryable, shape: S, values: V): Promise<R[]> {
+    values(sql, shape, values) {
       let built: { text: string; order: readonly string[] };
       try {
         built = textOf(sql, shape, values);
@@ -141,7 +142,7 @@ export function onceBuilt<S, V extends object>(definition: {
       for (let i = 0; i < order.length; i++) parameters[i] = (values as Record<string, unknown>)[order[i]!];
       // unsafe is not prepared unless asked; prepared, the text is parsed and planned once per
       // connection, as a fragment's text is.
-      return sql.unsafe(text, parameters as postgres.ParameterOrJSON<never>[], { prepare: true }) as unknown as Promise<R[]>;
+      return sql.unsafe(text, parameters as postgres.ParameterOrJSON<never>[], { prepare: true }).values() as unknown as Promise<ValuesResult>;
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Fragment, Queryable } from '../db/connect.js';
+import { rowObjects } from '../db/fixed-shape-rows.js';
 import { onceBuilt, type OnceBuilt } from '../db/once-built.js';
 import { unpricedSql } from './planned-once.js';
 
@@ -55,7 +56,7 @@ export function scopedRead<S, V extends ScopedValues>(definition: {
     keyed: onceBuilt({
       key,
       // The key's row goes by an alias no read uses: a read's own `k` would otherwise shadow it.
-      // Its first two columns are the key's workspace and the marker of a row the read found.
+      // Columns 0 and 1 are the key's workspace and the marker of a row the read found.
       build: (sql, shape, values) => sql`
         select scope_key.workspace_id as scope_workspace_id, r.*
           from api_keys scope_key
@@ -66,13 +67,6 @@ export function scopedRead<S, V extends ScopedValues>(definition: {
   };
 }
 
-/** The columns a keyed read adds before the read's own: no row at all means no valid key. */
-interface KeyedColumns {
-  scope_workspace_id: string;
-  /** null on the one row of a valid key whose read found nothing. */
-  in_scope: boolean | null;
-}
-
 /** Runs `statement` for `shape` and `values` in `scope`: the rows read, or null when the key is not valid. */
 export async function readInScope<R extends object, S, V extends ScopedValues>(
   sql: Queryable,
@@ -81,14 +75,16 @@ export async function readInScope<R extends object, S, V extends ScopedValues>(
   shape: S,
   values: V,
 ): Promise<Scoped<R[]>> {
+  // Rows come back as arrays and are made into objects of one shape (db/fixed-shape-rows.ts):
+  // an Offer's columns and the two scope columns are more than V8 keeps in fast objects.
   if ('workspaceId' in scope) {
-    return { workspaceId: scope.workspaceId, value: await statement.named.rows<R>(sql, shape, { ...values, workspaceId: scope.workspaceId }) };
+    const result = await statement.named.values(sql, shape, { ...values, workspaceId: scope.workspaceId });
+    return { workspaceId: scope.workspaceId, value: rowObjects<R>(result) };
   }
-  const rows = await statement.keyed.rows<R & KeyedColumns>(sql, shape, { ...values, apiKeyHash: scope.apiKeyHash });
-  const first = rows[0];
+  const result = await statement.keyed.values(sql, shape, { ...values, apiKeyHash: scope.apiKeyHash });
+  const first = result[0];
   if (!first) return null;
-  // The rows keep the two scope columns; the callers read only their own.
-  return { workspaceId: first.scope_workspace_id, value: rows.filter((row) => row.in_scope === true) };
+  return { workspaceId: first[0] as string, value: rowObjects<R>(result, 2, (values) => values[1] === true) };
 }
 
 /** The key check alone (the benchmark's baseline for unknown keys): the key's workspace, or null. */

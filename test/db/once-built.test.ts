@@ -63,11 +63,11 @@ describe('a statement built once per shape', () => {
         { from: 2, label: 'a', at },
         { from: 7, label: "it's", at: new Date(at.getTime() + 1) },
       ]) {
-        const direct = await sentBy(() => build(sql, shape, values));
-        const once = await sentBy(() => statement.rows(sql, shape, values));
+        const direct = await sentBy(() => build(sql, shape, values).values());
+        const once = await sentBy(() => statement.values(sql, shape, values));
         expect(once.sent).toEqual(direct.sent);
         expect(once.sent).toHaveLength(1);
-        expect([...(once.rows as object[])]).toEqual([...(direct.rows as object[])]);
+        expect([...(once.rows as unknown[][])]).toEqual([...(direct.rows as unknown[][])]);
       }
     }
     // Parameters in order of appearance, one per occurrence: `from` twice with the filter.
@@ -81,9 +81,9 @@ describe('a statement built once per shape', () => {
       build: (q: Queryable, shape: Shape, values: Values) => (builds++, build(q, shape, values)),
     });
     const values = { from: 1, label: 'x', at: new Date() };
-    for (let i = 0; i < 5; i++) await statement.rows(sql, { filter: true, rows: 4 }, { ...values, from: i });
+    for (let i = 0; i < 5; i++) await statement.values(sql, { filter: true, rows: 4 }, { ...values, from: i });
     expect(builds).toBe(2);
-    await statement.rows(sql, { filter: false, rows: 4 }, values);
+    await statement.values(sql, { filter: false, rows: 4 }, values);
     expect(builds).toBe(4);
   });
 
@@ -92,7 +92,7 @@ describe('a statement built once per shape', () => {
       key: () => '',
       build: (q: Queryable, _shape: null, values: { from: number }) => q`select ${values.from}::int + ${1}::int as n`,
     });
-    const attempt = await sentBy(() => statement.rows(sql, null, { from: 1 }).catch((error: Error) => error.message));
+    const attempt = await sentBy(() => statement.values(sql, null, { from: 1 }).catch((error: Error) => error.message));
     expect(attempt.rows).toMatch(/takes its values through `values` only/);
     expect(attempt.sent).toEqual([]);
   });
@@ -103,7 +103,7 @@ describe('a statement built once per shape', () => {
       build: (q: Queryable, _shape: null, values: { limit: number | null }) =>
         values.limit === null ? q`select 1 as n` : q`select 1 as n limit ${values.limit}`,
     });
-    await expect(statement.rows(sql, null, { limit: null })).rejects.toThrow(/depends on a value its key does not cover/);
+    await expect(statement.values(sql, null, { limit: null })).rejects.toThrow(/depends on a value its key does not cover/);
   });
 
   it('refuses values that trade places by a value its key does not cover', async () => {
@@ -112,6 +112,6 @@ describe('a statement built once per shape', () => {
       build: (q: Queryable, _shape: null, values: { swap: boolean; a: number; b: number }) =>
         q`select ${values.swap ? values.b : values.a}::int as n`,
     });
-    await expect(statement.rows(sql, null, { swap: false, a: 1, b: 2 })).rejects.toThrow(/depends on a value its key does not cover/);
+    await expect(statement.values(sql, null, { swap: false, a: 1, b: 2 })).rejects.toThrow(/depends on a value its key does not cover/);
   });
 });
