@@ -107,7 +107,7 @@ async function measureSide({ proc, origin }: Side, scenario: Scenario, options: 
 
 async function load(origin: string, scenario: Scenario, seconds: number, options: ReadOptions): Promise<LoadResult> {
   const spec: LoadSpec = { origin, connections: options.connections, durationSeconds: seconds, requests: scenario.requests };
-  const file = join(options.workDir, 'load-spec.json');
+  const file = join(options.workDir, `load-spec-${new URL(origin).port}.json`);
   writeFileSync(file, JSON.stringify(spec));
   return runJson<LoadResult>('load', 'load.ts', [file]);
 }
