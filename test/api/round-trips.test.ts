@@ -6,8 +6,9 @@ import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
 /**
- * The performance budget (docs/performance.md "One round trip per request"): one request does at
- * most two round trips to PostgreSQL in the steady state (the key lookup and the read). postgres.js reports every query it sends to `debug`.
+ * The performance budget (src/read-model/scope.ts): one request does at most two round trips to
+ * PostgreSQL in the steady state, and a keyed read is one statement (the key check folded into the
+ * read). postgres.js reports every query it sends to `debug`.
  */
 let db: TestDatabase;
 let api: TestApi;
