@@ -20,7 +20,7 @@ import { probePostgres, readinessHandler, type WorkerProgress } from './readines
 import { sendJson } from '../http/respond.js';
 import { requestClasses } from './request-classes.js';
 import { requestLog, responseDeadline } from './request-log.js';
-import { requestSpan, requestSpans, spanLogger } from '../telemetry/tracing.js';
+import { requestSpan, spanLogger } from '../telemetry/tracing.js';
 
 export interface AppDeps {
   sql: Sql;
@@ -58,11 +58,20 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   // The base path and every path under it match exactly: `/API/V1/workspace` is a path that does
   // not exist (SPEC.md "Methods": 404 for every method), not another spelling of the API.
   app.set('case sensitive routing', true);
-  // With tracing on, a server span per request, kept on the response for what comes after it
-  // (the handlers' statements, the request log's line).
-  const spans = requestSpans();
-  if (spans) app.use(spans);
+  // Every request's id, log line and (tracing on) server span.
   app.use(requestLog(logger, config.trustProxy !== false));
+
+  // The API comes first, in one layer with its deadline: each layer of express's router that a
+  // request passes costs it the layer's matching and dispatch, and nearly every request is the API's.
+  const underDeadline = responseDeadline(config.http.responseDeadlineMs, logger);
+  app.use(API_BASE_PATH, (req: Request, res: Response) => {
+    underDeadline(req, res);
+    // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
+    res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
+    const apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers as OpenApiHeaders };
+    // Not returned: Express would attach a handler of its own to the promise.
+    api.handleRequest(apiRequest, req, res).catch((error: unknown) => answerUnexpectedError(res, logger, error));
+  });
 
   // The database answers within the probe deadline (src/service/readiness.ts); never waits longer.
   app.get('/healthz', async (_req, res) => {
@@ -79,15 +88,6 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   // `/docs` redirects to `/docs/` so the page's relative script address resolves.
   if (!existsSync(join(docsDir, 'index.html'))) logger.warn({ docsDir }, 'no API reference to serve at /docs: run npm run docs');
   app.use('/docs', express.static(docsDir, { redirect: true, index: 'index.html', maxAge: '5m' }));
-
-  app.use(API_BASE_PATH, responseDeadline(config.http.responseDeadlineMs, logger));
-  app.use(API_BASE_PATH, (req: Request, res: Response) => {
-    // The query is filled in after routing, from the raw string (operations.ts, postRoutingHandler).
-    res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
-    const apiRequest = { method: routedMethod(req.method), path: decodablePath(req.path), query: {}, headers: req.headers as OpenApiHeaders };
-    // Not returned: Express would attach a handler of its own to the promise.
-    api.handleRequest(apiRequest, req, res).catch((error: unknown) => answerUnexpectedError(res, logger, error));
-  });
 
   // The management console and its API (console-api.yaml), on the same port.
   app.use(CONSOLE_PATH, consoleApp.router);

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log.js';
 import { reply } from '../api/errors.js';
 import { observeHttpRequest } from '../telemetry/metrics.js';
-import { requestLogFields } from '../telemetry/tracing.js';
+import { requestLogFields, startRequestSpan } from '../telemetry/tracing.js';
 import { httpRoute } from './http-route.js';
 
 /**
@@ -97,7 +97,8 @@ class Deadlines {
  * One JSON line per request, with a request id that is also returned to the caller. The client's
  * address is read once here (`res.locals.clientIp`) for the log and for the per-IP limit: with
  * `trust proxy` off it is the socket's address, which is what Express's `req.ip` returns then
- * (without parsing X-Forwarded-For to drop it); otherwise it is `req.ip`.
+ * (without parsing X-Forwarded-For to drop it); otherwise it is `req.ip`. With tracing on, the
+ * request's server span starts here too (startRequestSpan says why not in a middleware of its own).
  */
 export function requestLog(logger: Logger, trustsProxy: boolean) {
   // The `finish` listener of every response (`this` is the response), made once.
@@ -120,6 +121,7 @@ export function requestLog(logger: Logger, trustsProxy: boolean) {
     logger.info(trace ? Object.assign(line, trace) : line, 'request');
   }
   return (req: Request, res: Response, next: NextFunction) => {
+    startRequestSpan(req, res);
     const locals = res.locals as Tracked;
     locals.started = process.hrtime.bigint();
     const requestId = randomUUID();
@@ -131,13 +133,12 @@ export function requestLog(logger: Logger, trustsProxy: boolean) {
   };
 }
 
-/** The response deadline of the requests that pass this middleware (the API's). */
-export function responseDeadline(ms: number, logger: Logger) {
+/** Puts a request under the response deadline (the API's requests, app.ts). */
+export function responseDeadline(ms: number, logger: Logger): (req: Request, res: Response) => void {
   const deadlines = new Deadlines(ms, logger);
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req, res) => {
     const locals = res.locals as Tracked;
     locals.deadlines = deadlines;
     locals.deadline = deadlines.add(req, res);
-    next();
   };
 }

@@ -1,6 +1,6 @@
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { RootDecisions } from './tracing-roots.js';
 import type { RoutedRequest, RoutedResponse } from './tracing-types.js';
 
@@ -33,10 +33,11 @@ export function nameServerSpan(req: RoutedRequest, res: RoutedResponse, operatio
   span.setAttribute(ATTR_HTTP_ROUTE, `${req.baseUrl}${path}`);
 }
 
-export function requestSpanMiddleware(tracer: Tracer, roots: RootDecisions): RequestHandler {
+/** Starts a request's server span (tracing.ts startRequestSpan, called by the request log's middleware). */
+export function requestSpanStarter(tracer: Tracer, roots: RootDecisions): (req: Request, res: Response) => void {
   const start = (req: Request, parent: Context) =>
     tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method } }, parent);
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response) => {
     // A caller's traceparent (the only header the registered W3C propagator makes a parent of)
     // continues its trace; without one the request starts a trace, which the sampler decides
     // before the span is made (RootDecisions).
@@ -46,14 +47,10 @@ export function requestSpanMiddleware(tracer: Tracer, roots: RootDecisions): Req
         : start(req, propagation.extract(ROOT_CONTEXT, req.headers));
     // A request the sampler left out costs its sampling decision and nothing more: no
     // listeners, no statement spans.
-    if (!span?.isRecording()) {
-      next();
-      return;
-    }
+    if (!span?.isRecording()) return;
     (res.locals as Traced).traceSpan = span;
     // Every response emits `close` last, answered (right after `finish`) or not (client gone).
     res.once('close', endSpan);
-    next();
   };
 }
 

@@ -29,7 +29,7 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TracingConfig } from '../config/tracing.js';
-import { nameServerSpan, requestSpanMiddleware, requestSpan } from './tracing-http.js';
+import { nameServerSpan, requestSpanStarter, requestSpan } from './tracing-http.js';
 import { RootDecisions } from './tracing-roots.js';
 import { instrumentPostgres, spanOfSql, tracedSql, uninstrumentPostgres } from './tracing-postgres.js';
 import type { SpanKindName, SpanOptions, TracingRuntime } from './tracing-types.js';
@@ -75,7 +75,7 @@ export function startSdk(config: TracingConfig): TracingRuntime {
     tracedSql,
     spanOfSql,
     requestSpan,
-    requestSpans: () => requestSpanMiddleware(tracer, roots),
+    startRequestSpan: requestSpanStarter(tracer, roots),
     nameRequest: nameServerSpan,
     flush: () => provider.forceFlush(),
     async shutdown() {

@@ -1,5 +1,5 @@
 import type { Attributes, Span } from '@opentelemetry/api';
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 
 /** What tracing.ts (the door, always loaded) and tracing-sdk.ts (the SDK, loaded when on) share. */
 
@@ -35,7 +35,7 @@ export interface TracingRuntime {
   spanOfSql(sql: object): Span | undefined;
   /** The server span of a request while it is recorded (a sampled request). */
   requestSpan(res: RoutedResponse): Span | undefined;
-  requestSpans(): RequestHandler;
+  startRequestSpan(req: Request, res: Response): void;
   nameRequest(req: RoutedRequest, res: RoutedResponse, operationId: string, path: string): void;
   flush(): Promise<void>;
   shutdown(): Promise<void>;

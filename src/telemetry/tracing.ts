@@ -1,5 +1,5 @@
 import type { Span } from '@opentelemetry/api';
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 import type { TracingConfig } from '../config/tracing.js';
 import type { RoutedRequest, RoutedResponse, SpanOptions, TracingRuntime } from './tracing-types.js';
 
@@ -148,9 +148,15 @@ export function traceQueries(probe: () => object): void {
   runtime?.instrumentQueries(probe());
 }
 
-/** The server span of each request, for the express app; undefined when tracing is off. */
-export function requestSpans(): RequestHandler | undefined {
-  return runtime?.requestSpans();
+/**
+ * Starts the server span of a request (tracing on), kept on its response for what comes after
+ * (requestSpan). Called by the request log's middleware, the first of the app, rather than being
+ * a middleware of its own: each layer of express's router costs every request its matching and
+ * dispatch, and that one layer was most of what tracing at 10 % sampling cost a one-offer read
+ * (docs/operations.md "Tracing").
+ */
+export function startRequestSpan(req: Request, res: Response): void {
+  runtime?.startRequestSpan(req, res);
 }
 
 /**
