@@ -4,7 +4,7 @@ declare module 'autocannon' {
 
   namespace autocannon {
     type Request = { method?: string; path?: string; headers?: Record<string, string> };
-    type Options = { url: string; connections?: number; duration?: number; timeout?: number; requests?: Request[]; setupClient?: (client: { setRequests(requests: Request[]): void }) => void };
+    type Options = { url: string; connections?: number; duration?: number; overallRate?: number; timeout?: number; requests?: Request[]; setupClient?: (client: { setRequests(requests: Request[]): void }) => void };
     type Result = { errors: number; timeouts: number; non2xx: number; duration: number };
     type Instance = EventEmitter & { stop(): void };
   }

@@ -11,6 +11,8 @@ export interface LoadSpec {
   origin: string;
   connections: number;
   durationSeconds: number;
+  /** Requests a second over all connections; unset, as many as the server answers. */
+  rate?: number;
   /** Requests in rotation; each one a path (with query) and its headers. */
   requests: { path: string; headers: Record<string, string> }[];
 }
@@ -31,6 +33,7 @@ async function run(spec: LoadSpec) {
     url: spec.origin,
     connections: spec.connections,
     duration: spec.durationSeconds,
+    overallRate: spec.rate,
     timeout: REQUEST_TIMEOUT_S,
     // autocannon prebuilds this for every connection before setupClient narrows it: the whole list stalled it 15 s.
     requests: list.slice(0, MAX_REQUESTS_PER_CONNECTION),

@@ -47,14 +47,16 @@ export async function stopAllChildren(): Promise<void> {
 export function startNode(
   name: string,
   script: string,
-  // pipeStdout: stdout kept for output(); built: `script` is built JavaScript under the repository, run by plain node.
-  options: { args?: string[]; env?: Record<string, string>; nodeArgs?: string[]; logFile?: string; pipeStdout?: boolean; built?: boolean },
+  // pipeStdout: stdout kept for output(); built: `script` is built JavaScript under the repository, run by plain node;
+  // cpu: pinned to that CPU by taskset, which runs node in its own place (same pid).
+  options: { args?: string[]; env?: Record<string, string>; nodeArgs?: string[]; logFile?: string; pipeStdout?: boolean; built?: boolean; cpu?: number },
 ) {
   if (options.built) buildIfStale();
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const out = options.pipeStdout ? 'pipe' : (logFd ?? 'ignore');
   const entry = options.built ? [join(REPO_DIR, script)] : ['--import', 'tsx', join(BENCH_DIR, script)];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])], {
+  const argv = [process.execPath, ...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])];
+  const child = spawn(options.cpu === undefined ? argv[0]! : 'taskset', options.cpu === undefined ? argv.slice(1) : ['-c', String(options.cpu), ...argv], {
     cwd: REPO_DIR,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', out, logFd ?? 'inherit'],
@@ -92,9 +94,9 @@ export async function startServer(name: string, script: string, options: Paramet
 }
 
 /** The service as it ships: the built CLI's `offerdesk serve --no-worker`, `env` on top of benchEnv. */
-export function startService(name: string, databaseUrl: string, env: Record<string, string>, workDir: string, nodeArgs: string[] = []) {
+export function startService(name: string, databaseUrl: string, env: Record<string, string>, workDir: string, nodeArgs: string[] = [], cpu?: number) {
   const common = { ...benchEnv(databaseUrl), OFFERDESK_DEMO_SEED: 'false', HOST: '127.0.0.1' };
-  return startServer(name, 'bin/offerdesk.js', { built: true, args: ['serve', '--no-worker'], nodeArgs, env: { ...common, ...env }, workDir });
+  return startServer(name, 'bin/offerdesk.js', { built: true, args: ['serve', '--no-worker'], nodeArgs, cpu, env: { ...common, ...env }, workDir });
 }
 
 /** Writing 5 to clear_refs resets the kernel's high-water mark (VmHWM), so each scenario gets its own peak. */

@@ -37,9 +37,9 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
   const profile = options.profileDir;
   if (profile) rmSync(profile, { recursive: true, force: true });
   // With --profile, every service process of the part (the tracing sides too) writes <name>.cpuprofile.
-  const startLifted = (name: string, env: Record<string, string>) =>
+  const startLifted = (name: string, env: Record<string, string>, cpu?: number) =>
     startService(name, db.url, { RATE_LIMIT_PER_KEY: LIFTED_LIMIT, RATE_LIMIT_PER_IP: LIFTED_LIMIT, ...env }, options.workDir,
-      profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
+      profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${name}.cpuprofile`] : [], cpu);
   const [service, baseline] = await Promise.all([
     startLifted('service', {}),
     startServer('baseline', 'baseline-server.ts', { env: { ...benchEnv(db.url), HOST: '127.0.0.1', BENCH_WORKSPACE_ID: seeded.workspaceId }, workDir: options.workDir }),
@@ -74,8 +74,9 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
           (statusesAsExpected ? '' : `  UNEXPECTED statuses ${JSON.stringify(s.statuses)} / ${JSON.stringify(b.statuses)}, errors ${s.errors} / ${b.errors}, timeouts ${s.timeouts} / ${b.timeouts}`),
       );
     }
-    const mix = scenarios.find((s) => s.name === 'mix')!;
-    const tracing = await measureTracingCost({ scenario: mix.name, start: startLifted, measure: (side) => measureSide(side, mix, options), log: options.log });
+    const [mix, untracedRequestsPerSecond] = [scenarios.find((s) => s.name === 'mix')!, results.find((r) => r.name === 'mix')!.service.requestsPerSecond];
+    const measure = (side: Side, rate: number) => measureSide(side, mix, { ...options, rate });
+    const tracing = await measureTracingCost({ scenario: mix.name, untracedRequestsPerSecond, start: startLifted, measure, log: options.log });
     const first = results.find((r) => r.name === 'offers-page-1')!;
     const deep = results.find((r) => r.name === 'offers-page-deep')!;
     const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);
@@ -95,7 +96,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
 }
 
 /** One side of one scenario: warm-up, then the measured load with the server's CPU time and peak RSS around it. */
-async function measureSide({ proc, origin }: Side, scenario: Scenario, options: ReadOptions): Promise<SideResult> {
+async function measureSide({ proc, origin }: Side, scenario: Scenario, options: ReadOptions & { rate?: number }): Promise<SideResult> {
   if (options.warmupSeconds > 0) await load(origin, scenario, options.warmupSeconds, options);
   resetPeakRss(proc.pid);
   const cpuBefore = cpuMs(proc.pid);
@@ -105,8 +106,8 @@ async function measureSide({ proc, origin }: Side, scenario: Scenario, options: 
   return { ...result, peakRssMb: peakRssMb(proc.pid), serverCpuMsPerRequest };
 }
 
-async function load(origin: string, scenario: Scenario, seconds: number, options: ReadOptions): Promise<LoadResult> {
-  const spec: LoadSpec = { origin, connections: options.connections, durationSeconds: seconds, requests: scenario.requests };
+async function load(origin: string, scenario: Scenario, seconds: number, options: ReadOptions & { rate?: number }): Promise<LoadResult> {
+  const spec: LoadSpec = { origin, connections: options.connections, durationSeconds: seconds, rate: options.rate, requests: scenario.requests };
   const file = join(options.workDir, `load-spec-${new URL(origin).port}.json`);
   writeFileSync(file, JSON.stringify(spec));
   return runJson<LoadResult>('load', 'load.ts', [file]);
