@@ -7,7 +7,7 @@ import type { NodeProcess } from './processes.js';
  * What tracing costs the read API (docs/operations.md "Tracing"): fresh services, alike but for OTEL_*, one exporting to
  * a local sink that discards, compared by CPU time per request, loaded at once at one fixed rate, both pinned to one CPU.
  * Two identical services differed by up to 38 % in turns, by 4 to 12 % at once on two CPUs (the one started first was
- * cheaper, whichever it was) or on one CPU as fast as they answered; pinned at a fixed rate, by 0.2 to 0.5 %.
+ * cheaper, whichever it was) or on one CPU as fast as they answered; pinned at a fixed rate, by 0.2 to 0.5 % (one control).
  */
 const TRACED_SERVICE_ENV = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
 /** Tracing at that sampling costs at most 10 % more server CPU per request. */
@@ -15,7 +15,7 @@ const TRACING_CPU_RATIO_TARGET = 1.1;
 /** Rounds of each of two pairs of services, started (and loaded) in opposite order. */
 const ROUNDS = 3;
 const PINNED_CPU = 0;
-/** Each side's rate, a share of the untraced service's req/s alone on the whole machine: both together stay well under one CPU. */
+/** Each side's rate, a share of the untraced service's req/s alone on two CPUs: both together kept the one about 80 % busy. */
 const RATE_SHARE = 0.25;
 
 /** Starts the sink and each pair of services through `start`, loads both at once through `measure`, logs and stops them. */
