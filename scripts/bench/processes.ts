@@ -55,8 +55,8 @@ export function startNode(
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const out = options.pipeStdout ? 'pipe' : (logFd ?? 'ignore');
   const entry = options.built ? [join(REPO_DIR, script)] : ['--import', 'tsx', join(BENCH_DIR, script)];
-  const argv = [process.execPath, ...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])];
-  const child = spawn(options.cpu === undefined ? argv[0]! : 'taskset', options.cpu === undefined ? argv.slice(1) : ['-c', String(options.cpu), ...argv], {
+  const [command, ...args] = [...(options.cpu === undefined ? [] : ['taskset', '-c', String(options.cpu)]), process.execPath, ...(options.nodeArgs ?? []), ...entry, ...(options.args ?? [])];
+  const child = spawn(command!, args, {
     cwd: REPO_DIR,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', out, logFd ?? 'inherit'],

@@ -59,7 +59,7 @@ export async function measureTracingCost<Side extends { proc: NodeProcess }>(inp
       offCpuMsPerRequest: known(pairs.flat().map((r) => r.off)),
       onCpuMsPerRequest: known(pairs.flat().map((r) => r.on)),
       /** on / off: the geometric mean of each pair's median round. */
-      cpuRatio: known([...offFirst, ...onFirst]) === null ? null : Math.sqrt(median(offFirst) * median(onFirst)),
+      cpuRatio: [...offFirst, ...onFirst].every(Number.isFinite) ? Math.sqrt(median(offFirst) * median(onFirst)) : null,
       roundRatios: [...offFirst, ...onFirst],
       exports,
     };
