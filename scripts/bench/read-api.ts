@@ -75,7 +75,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
       );
     }
     const [mix, untracedRequestsPerSecond] = [scenarios.find((s) => s.name === 'mix')!, results.find((r) => r.name === 'mix')!.service.requestsPerSecond];
-    const measure = (side: Side, rate: number) => measureSide(side, mix, { ...options, rate });
+    const measure = (side: Side, rate?: number) => measureSide(side, mix, { ...options, rate });
     const tracing = await measureTracingCost({ scenario: mix.name, untracedRequestsPerSecond, start: startLifted, measure, log: options.log });
     const first = results.find((r) => r.name === 'offers-page-1')!;
     const deep = results.find((r) => r.name === 'offers-page-deep')!;
