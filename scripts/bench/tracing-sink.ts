@@ -6,7 +6,7 @@ import type { NodeProcess } from './processes.js';
 /**
  * What tracing costs the read API (docs/operations.md "Tracing"): fresh services, alike but for OTEL_*, one exporting to a
  * local sink that discards, each warmed alone, then loaded at once at one fixed rate, both pinned to one CPU, compared by CPU
- * time per request. Two identical services differed by 4 to 38 % in turns or on two CPUs, by 1 to 7 % this way (operations.md).
+ * time per request. Two identical services differed by 4 to 38 % in turns or on two CPUs, by 0.2 to 3 % this way (operations.md).
  */
 const TRACED_SERVICE_ENV = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
 const TRACING_CPU_RATIO_TARGET = 1.1; // tracing at that sampling costs at most 10 % more server CPU per request
@@ -21,7 +21,7 @@ export async function measureTracingCost<Side extends { proc: NodeProcess }>(inp
   scenario: string;
   untracedRequestsPerSecond: number;
   start(name: string, env: Record<string, string>, cpu: number): Promise<Side>;
-  measure(side: Side, ratePerSecond?: number): Promise<{ serverCpuMsPerRequest: number | null }>;
+  measure(side: Side, ratePerSecond?: number): Promise<{ serverCpuMsPerRequest: number | null }>; // no rate: as fast as it answers
   log(line: string): void;
 }) {
   let exports = 0;
