@@ -83,7 +83,12 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },
-      { extends: true, test: { name: 'browser', include: BROWSER_TESTS } },
+      {
+        extends: true,
+        // expect.poll gives up after 1 s by default; a page that fetches its list after a click took
+        // longer than that in CI on a loaded 2-core machine (the Playwright waits beside it allow 30 s).
+        test: { name: 'browser', include: BROWSER_TESTS, expect: { poll: { timeout: 10_000 } } },
+      },
     ],
   },
 });
