@@ -45,7 +45,7 @@ try {
     return { value: await run(), seconds: (performance.now() - started) / 1000 };
   };
   const profileDir = options.profile ? join(REPO_DIR, 'bench', 'profiles') : null;
-  const read = await part('read', 'read API: service vs baseline', () => runReadBenchmark(db.sql, db, seeded, { ...options.read, smoke: options.smoke, profileDir, workDir, log }));
+  const read = await part('read', 'read API: service vs baseline', () => runReadBenchmark(db.sql, db, seeded, { ...options.read, profileDir, workDir, log }));
   let webhookError: string | null = null;
   // A failure is reported below; the read results of this run are still worth keeping.
   const webhooks = await part('webhooks', 'webhook delivery: worker vs baseline sender', () =>

@@ -66,6 +66,7 @@ export function parseOptions(argv: string[]) {
       pageSize: 25,
       rotatingIds: smoke ? 200 : 2_000,
       keysPerConnection: smoke ? 50 : 1_000,
+      tracingRounds: smoke ? 1 : 5, // of each of the tracing measure's two pairs of services (tracing-sink.ts)
     },
     webhooks: {
       events: number(values.events, 'events', smoke ? 500 : 100_000),

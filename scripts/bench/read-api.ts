@@ -12,7 +12,7 @@ import { measureTracingCost } from './tracing-sink.js';
 /** Read API: the service as it ships (limits lifted) against the bare baseline server, scenario by scenario (docs/performance.md). */
 
 /** The read sizes of options.ts; profileDir: add --cpu-prof to the service, profiles land there. */
-export type ReadOptions = BenchOptions['read'] & { smoke: boolean; profileDir: string | null; workDir: string; log: (line: string) => void };
+export type ReadOptions = BenchOptions['read'] & { profileDir: string | null; workDir: string; log: (line: string) => void };
 /** One side of a scenario: the load's result, the server's peak RSS and CPU time (user + system) per response. */
 export type SideResult = LoadResult & { peakRssMb: number | null; serverCpuMsPerRequest: number | null };
 /** As bench/results.json holds it: per scenario service, baseline, ratio (service req/s over the baseline's). */
@@ -76,7 +76,7 @@ export async function runReadBenchmark(sql: Sql, db: { url: string }, seeded: Se
     }
     const [mix, untracedRequestsPerSecond] = [scenarios.find((s) => s.name === 'mix')!, results.find((r) => r.name === 'mix')!.service.requestsPerSecond];
     const measure = (side: Side, rate?: number) => measureSide(side, mix, { ...options, rate });
-    const tracing = await measureTracingCost({ scenario: mix.name, untracedRequestsPerSecond, start: startLifted, measure, log: options.log, smoke: options.smoke });
+    const tracing = await measureTracingCost({ scenario: mix.name, untracedRequestsPerSecond, start: startLifted, measure, log: options.log, rounds: options.tracingRounds, warmUp: options.warmupSeconds > 0 });
     const first = results.find((r) => r.name === 'offers-page-1')!;
     const deep = results.find((r) => r.name === 'offers-page-deep')!;
     const peaks = results.map((r) => r.service.peakRssMb).filter((v): v is number => v !== null);

@@ -10,7 +10,6 @@ import type { NodeProcess } from './processes.js';
  */
 const TRACED_SERVICE_ENV = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
 const TRACING_CPU_RATIO_TARGET = 1.1; // tracing at that sampling costs at most 10 % more server CPU per request
-const ROUNDS = 5; // of each of two pairs of services, started (and loaded) in opposite order
 const PINNED_CPU = 0;
 /** Each side's rate, a share of the untraced service's req/s alone on two CPUs: both together kept the one about 80 % busy. */
 const RATE_SHARE = 0.25;
@@ -22,7 +21,7 @@ export async function measureTracingCost<Side extends { proc: NodeProcess }>(inp
   start(name: string, env: Record<string, string>, cpu: number): Promise<Side>;
   measure(side: Side, ratePerSecond?: number): Promise<{ serverCpuMsPerRequest: number | null }>; // no rate: as fast as it answers
   log(line: string): void;
-  smoke: boolean; // one round a pair and no warm-up: the smoke run checks that the measure runs, not what it finds
+  rounds: number; warmUp: boolean; // rounds of each pair (started in opposite order); warmUp: each side alone first
 }) {
   let exports = 0;
   const sink = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end(() => (exports += 1))));
@@ -40,9 +39,9 @@ export async function measureTracingCost<Side extends { proc: NodeProcess }>(inp
         started.push((sides[which] = await input.start(`service-${which === 'on' ? 'traced' : 'untraced'}-${pairs.length + 1}`, env, PINNED_CPU)));
       }
       // Each alone as fast as it answers first: at the fixed rate, the traced side's sampled tenth was still being compiled.
-      if (!input.smoke) for (const side of [sides.off, sides.on]) await input.measure(side);
+      if (input.warmUp) for (const side of [sides.off, sides.on]) await input.measure(side);
       const pair = [];
-      for (let round = 0; round < (input.smoke ? 1 : ROUNDS); round++) {
+      for (let round = 0; round < input.rounds; round++) {
         const [off, on] = (await Promise.all([input.measure(sides.off, rate), input.measure(sides.on, rate)])).map((m) => m.serverCpuMsPerRequest ?? NaN);
         pair.push({ off: off!, on: on! });
       }
