@@ -1,4 +1,5 @@
 import { withPlantedFault } from '../../config.js';
+import { coerceError } from '../../log.js';
 import { readOffersWithEvents } from '../../read-model/offers-by-id.js';
 import type { Tx } from '../../db/connect.js';
 import { tracedDeps, tracedSql, withSpan } from '../../telemetry/tracing.js';
@@ -14,6 +15,7 @@ import { insertDeliveries, type NewDelivery } from '../sql/insertDeliveries.js';
 import { insertMessages, type NewMessage } from '../sql/insertMessages.js';
 import { takeDueOutbox, type OutboxRow } from '../sql/takeDueOutbox.js';
 import { tryLockFanOut } from '../sql/tryLockFanOut.js';
+import { VACUUM_AFTER_DROPPED_ROWS, vacuumOutbox } from '../sql/vacuumOutbox.js';
 
 export interface FanOutResult {
   /** Outbox rows taken out of the outbox this round. */
@@ -48,8 +50,10 @@ export interface FanOutResult {
  * (at least one delivery not attempted yet) are counted, the oldest due rows fill the room left,
  * and the rest are dropped from the outbox with a warning. A workspace with more rows due than
  * this batch took has the rows past its room dropped in the same transaction, in one statement
- * (dropExcessWaiting), so a flood costs one step, not one batch per 50 rows. Waiting events drain
- * at the start rate (60 per minute), so a burst beyond 1,000 is cut rather than queued for hours.
+ * (dropExcessWaiting), so a flood costs one step, not one batch per 50 rows, and the outbox is
+ * vacuumed right after a large cut (vacuumOutbox.ts), so the next batches do not walk its dead
+ * rows. Waiting events drain at the start rate (60 per minute), so a burst beyond 1,000 is cut
+ * rather than queued for hours.
  *
  * With tracing on, a round that took rows runs in a span of its own trace, linked to the span of
  * each action whose outbox row it took (the traceparent stored with the row); an empty round,
@@ -129,6 +133,12 @@ export async function fanOutOnce(deps: EngineDeps): Promise<FanOutResult> {
     });
   });
 
+  if (dropped.length >= VACUUM_AFTER_DROPPED_ROWS) {
+    // The cut is committed; a failed vacuum only leaves the dead rows to autovacuum.
+    await vacuumOutbox(deps.sql).catch((thrown: unknown) =>
+      deps.logger.warn({ err: coerceError(thrown) }, 'could not vacuum the webhook outbox after dropping events; autovacuum will'),
+    );
+  }
   if (dropped.length > 0) {
     deps.logger.warn(
       { dropped: dropped.length, workspaces: [...new Set(dropped.map((row) => row.workspace_id))] },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../../src/clock.js';
 import { resendDelivery } from '../../../src/webhooks/management/resend.js';
+import { VACUUM_AFTER_DROPPED_ROWS } from '../../../src/webhooks/sql/vacuumOutbox.js';
 import { endpointDeliveries } from './log-helpers.js';
 import { FAIL, endpoint, manyEvents, statusCounts, useEngineFixture, workspace } from './helpers.js';
 import { finishOpenDeliveries } from '../../support/deliveries.js';
@@ -22,6 +23,24 @@ describe('SPEC.md "Webhook limits" (queues)', () => {
              (select count(*) from webhook_outbox)::int as outbox`;
     // Sequences 1 (created) and 2 (sent) precede the bulk entries 3..1005.
     expect(counts).toEqual({ messages: 1000, max_sequence: 1002, outbox: 0 });
+  });
+
+  it('vacuums the outbox right after a cut of a flood, not after a small one', async () => {
+    // Manual vacuums only (autovacuum counts apart), read fresh by each statement.
+    const vacuums = async () =>
+      (await f.sql<{ n: number }[]>`select vacuum_count::int as n from pg_stat_user_tables where relname = 'webhook_outbox'`)[0]!.n;
+    const ws = await workspace(f);
+    await endpoint(f, ws);
+    const before = await vacuums();
+
+    await manyEvents(f, ws.workspaceId, 1003);
+    await f.engine.fanOut();
+    expect(await vacuums()).toBe(before);
+
+    await manyEvents(f, ws.workspaceId, VACUUM_AFTER_DROPPED_ROWS);
+    await f.engine.fanOut();
+    expect(await vacuums()).toBe(before + 1);
+    expect(await f.sql`select 1 from webhook_outbox`).toHaveLength(0);
   });
 
   it('turns events into webhooks again once waiting ones have been attempted', async () => {
