@@ -1,19 +1,19 @@
 import type { Sql } from '../../db/connect.js';
 
 /**
- * Rows a fan-out must have dropped in one go before it vacuums the outbox itself (one flood's cut
- * is 49,000 rows for 50,000 events committed at once; a batch's own rows are 200 at most).
+ * Rows one fan-out must have cut before it vacuums the outbox itself: a batch deletes at most its
+ * own 200 rows, which autovacuum keeps up with; a flood's cut is 49,000 rows for 50,000 events.
  */
 export const VACUUM_AFTER_DROPPED_ROWS = 1_000;
 
 /**
- * VACUUM of the outbox, right after a flood's excess was cut (dropExcessWaiting.ts). The cut
- * leaves its rows dead in the heap and in both outbox indexes, and every following fan-out's
- * takeDueOutbox walks them until they are removed. Measured in the bench's fairness run (one worker,
- * a flood of 50,000 beside 199 workspaces' 10 events): in about one run of three that statement
- * took 70 to 490 ms instead of under 40 for the next seconds, and the other workspaces' first
- * attempts came up to 2 s later; with this vacuum, no such run in six. Autovacuum gets there within its naptime (a minute);
- * this takes 6 to 40 ms once. The outbox is small between floods, so the vacuum is too.
+ * VACUUM of the outbox right after a flood's excess was cut (dropExcessWaiting.ts). The cut leaves
+ * its rows dead in the heap and the outbox's indexes, and every following fan-out's takeDueOutbox
+ * walks them until they are removed. Measured in the bench's fairness run (one worker, a flood of
+ * 50,000 beside 199 workspaces' 10 events each): in about one run of three that statement took 70
+ * to 490 ms instead of under 40 for the next seconds, and the 199 workspaces' first attempts' p99
+ * rose from 3.5-4 s to 5.3-6.5 s; with this vacuum, fourteen runs gave 3.0 to 4.6 s. Autovacuum
+ * gets there within its naptime (a minute); this takes 6 to 40 ms, once per flood.
  *
  * SKIP_LOCKED: a vacuum already running on the outbox (autovacuum, another worker) is enough, and
  * nothing waits for it. A role that does not own the table gets a notice, not an error, and the
