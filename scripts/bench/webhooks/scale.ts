@@ -14,8 +14,8 @@ const WINDOW_MS = 120_000;
 
 /**
  * Many tenants (`--workspaces n --idle-workspaces m`; docs/performance.md): a reference run over `options.workspaces`
- * busy workspaces and a scale run over all n, newly active ones committed meanwhile. The idle ones wait ahead of the
- * busy ones, as the round-robin leaves them (SPEC.md "Webhook limits": longest-waiting first).
+ * busy workspaces and a scale run over all n, each with newly active ones committed meanwhile (the same fan-out on each
+ * side); the idle ones wait ahead of the busy ones, as the round-robin leaves them (SPEC.md "Webhook limits").
  */
 export async function workspaceScalePhase(main: Bench) {
   const { scale: { busy, idle }, workspaces, backlogSizes, backlogMeasured, fairnessSmallWorkspaces } = main.options;
@@ -25,7 +25,7 @@ export async function workspaceScalePhase(main: Bench) {
     const busyIds = (await b.sql<{ id: string }[]>`select id from workspaces where name like 'Tenant busy %' order by id`).map((r) => r.id);
     const open = backlogSizes.at(-1)!;
     const measured = backlogMeasured * 10;
-    const reference = await scaleRun(b, `${workspaces} busy workspaces`, busyIds.slice(0, workspaces), open, measured, null);
+    const reference = await scaleRun(b, `${workspaces} busy workspaces`, busyIds.slice(0, workspaces), open, measured, fresh);
     const scale = await scaleRun(b, `${busy} busy + ${idle} idle`, busyIds, open, measured, fresh);
     return { busy, idle, reference, scale, ratio: scale.perSecond / reference.perSecond };
   });
@@ -46,8 +46,8 @@ export async function inOwnDatabase<T>(main: Bench, name: string, sizes: { works
   }
 }
 
-/** One worker against `open` deliveries over `busyIds`; with `fresh`, those workspaces' first attempts timed from their commit. */
-async function scaleRun(b: Bench, label: string, busyIds: string[], open: number, measured: number, fresh: string[] | null) {
+/** One worker against `open` deliveries over `busyIds`; meanwhile `fresh` workspaces' first attempts, timed from their commit. */
+async function scaleRun(b: Bench, label: string, busyIds: string[], open: number, measured: number, fresh: string[]) {
   const { sql, receiver, options } = b;
   await sql`update webhook_workspace_state s set queue_position = case when w.name like 'Tenant busy %' then 2 else 1 end,
                    window_started_at = null, window_starts = 0, last_served_at = null
@@ -56,14 +56,14 @@ async function scaleRun(b: Bench, label: string, busyIds: string[], open: number
   // A workspace's first attempt: the first arrival at its endpoint (each has one here).
   const newlyActive = async () => {
     await waitForArrivals(receiver, options.backlogMeasured, deadline);
-    const commit = await commitEvents(sql, fresh!.map((workspaceId) => ({ workspaceId, count: options.fairnessSmallEvents })));
-    await waitUntil('newly active workspaces had no first attempt', async () => (await receiver.summary('/fresh/')).paths >= fresh!.length, () => false, WINDOW_MS);
+    const commit = await commitEvents(sql, fresh.map((workspaceId) => ({ workspaceId, count: options.fairnessSmallEvents })));
+    await waitUntil('newly active workspaces had no first attempt', async () => (await receiver.summary('/fresh/')).paths >= fresh.length, () => false, WINDOW_MS);
     const firsts = new Map<string, number>();
     for (const [, path, at] of await receiver.arrivals()) if (path.startsWith('/fresh/')) firsts.set(path, Math.min(at, firsts.get(path) ?? Infinity));
     const times = [...firsts.values()].map((at) => at - commit.committedAt).sort((x, y) => x - y);
-    return { workspaces: fresh!.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.at(-1) ?? NaN };
+    return { workspaces: fresh.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.at(-1) ?? NaN };
   };
-  const run = await backlogRun(b, busyIds, Math.max(1, Math.round(open / busyIds.length)), measured, { path: '/busy/', deadline, meanwhile: fresh ? newlyActive : undefined });
+  const run = await backlogRun(b, busyIds, Math.max(1, Math.round(open / busyIds.length)), measured, { deadline, meanwhile: newlyActive });
   const row = { label, workspaces: busyIds.length, ...run, newlyActive: run.meanwhile ?? null };
   const active = row.newlyActive ? `; first attempts of ${row.newlyActive.workspaces} newly active workspaces p99 ${(row.newlyActive.p99Ms / 1000).toFixed(2)} s` : '';
   b.log(`${label}: ${row.openDeliveries} open, first ${row.measured} first attempts at ${row.perSecond.toFixed(0)}/s${active}`);
