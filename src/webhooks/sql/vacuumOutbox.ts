@@ -9,11 +9,12 @@ export const VACUUM_AFTER_DROPPED_ROWS = 1_000;
 /**
  * VACUUM of the outbox right after a flood's excess was cut (dropExcessWaiting.ts). The cut leaves
  * its rows dead in the heap and the outbox's indexes, and every following fan-out's takeDueOutbox
- * walks them until they are removed. Measured in the bench's fairness run (one worker, a flood of
- * 50,000 beside 199 workspaces' 10 events each): in about one run of three that statement took 70
- * to 490 ms instead of under 40 for the next seconds, and the 199 workspaces' first attempts' p99
- * rose from 3.5-4 s to 5.3-6.5 s; with this vacuum, fourteen runs gave 3.0 to 4.6 s. Autovacuum
- * gets there within its naptime (a minute); this takes 6 to 40 ms, once per flood.
+ * walks them until they are removed. Measured in the bench's fairness phase alone (one worker, a
+ * flood of 50,000 beside 199 workspaces' 10 events each): at times that statement took 70 to 490
+ * ms instead of under 40 for the next seconds, and over eighteen runs the 199 workspaces' first
+ * attempts' p99 ranged from 3.4 to 6.5 s, four runs above 5 s; with this vacuum, fourteen runs
+ * gave 3.0 to 4.6 s. Autovacuum gets there within its naptime (a minute); this takes 6 to 40
+ * ms, once per flood.
  *
  * SKIP_LOCKED: a vacuum already running on the outbox (autovacuum, another worker) is enough, and
  * nothing waits for it. A role that does not own the table gets a notice, not an error, and the
