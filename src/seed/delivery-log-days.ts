@@ -66,13 +66,15 @@ export async function seedDeliveryLogDay(sql: Sql, r: DayInput): Promise<void> {
     await tx`
       insert into webhook_messages (id, workspace_id, type, body, offer_id, created_at)
       select id, workspace_id, type, '{"seed":true}', offer_id, finished_at - interval '9 seconds' from day_messages order by finished_at`;
-    // In finished_at order, as the worker writes them.
+    // In finished_at order, with the offer and the last attempt's status (below), as the worker writes them.
     await tx`
       insert into ${tx(log)}
-        (id, message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts, failure_reason, created_at, updated_at, finished_at)
-      select gen_random_uuid(), m.id, e.id, m.workspace_id, m.type, false, m.status,
+        (id, message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, attempt_count, max_attempts, failure_reason,
+         created_at, updated_at, finished_at, last_response_status)
+      select gen_random_uuid(), m.id, e.id, m.workspace_id, m.type, m.offer_id, false, m.status,
              case m.status when 'succeeded' then 1 when 'failed' then 8 else 0 end, 8,
-             case when m.status = 'cancelled' then 'endpoint_paused' end, m.finished_at - interval '9 seconds', m.finished_at, m.finished_at
+             case when m.status = 'cancelled' then 'endpoint_paused' end, m.finished_at - interval '9 seconds', m.finished_at, m.finished_at,
+             case m.status when 'succeeded' then 200 when 'failed' then 500 end
         from day_messages m cross join unnest(m.endpoints) with ordinality as e(id, n)
        order by m.finished_at, e.n`;
     await tx`

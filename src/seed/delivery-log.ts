@@ -6,7 +6,8 @@ import type { Queryable } from '../db/connect.js';
  * `now`, types cycling through the six offer event types, four events per offer. Statuses as a
  * busy log has them: mostly succeeded, 6 % failed (8 attempts made), 2 % cancelled, and the
  * newest `pending` messages still open (due now). Bodies are short stand-ins: the log lists rows
- * and reads a body only on a delivery's page. Used by the delivery-log benchmark and by the
+ * and reads a body only on a delivery's page. No attempts are written, so no row carries a last
+ * response status; each carries its offer, as the worker writes them (migration 0033). Used by the delivery-log benchmark and by the
  * EXPLAIN and console tests.
  */
 export const SEED_TYPES = ['offer.sent', 'offer.first_viewed', 'offer.signed', 'offer.accepted', 'offer.withdrawn', 'offer.expired'] as const;
@@ -34,10 +35,10 @@ export async function seedDeliveryLog(sql: Queryable, input: SeedInput): Promise
                '{"seed":true}', md5(${input.workspaceId} || ':' || (i / 4)::text)::uuid,
                ${input.now}::timestamptz - make_interval(mins => i)
           from generate_series(${from}::int, ${to}::int) as i
-        returning id, type, created_at, (extract(epoch from (${input.now}::timestamptz - created_at)) / 60)::int as i
+        returning id, type, offer_id, created_at, (extract(epoch from (${input.now}::timestamptz - created_at)) / 60)::int as i
       ),
       deliveries as (
-        select m.id as message_id, e.id as endpoint_id, m.type, m.created_at, s.status
+        select m.id as message_id, e.id as endpoint_id, m.type, m.offer_id, m.created_at, s.status
           from msgs m
          cross join unnest(${input.endpointIds}::uuid[]) as e(id)
          cross join lateral (
@@ -48,17 +49,17 @@ export async function seedDeliveryLog(sql: Queryable, input: SeedInput): Promise
       ),
       open as (
         insert into webhook_queue
-          (message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
+          (message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, attempt_count, max_attempts,
            next_attempt_at, created_at, updated_at)
-        select d.message_id, d.endpoint_id, ${input.workspaceId}::uuid, d.type, false, 'pending', 0, 8,
+        select d.message_id, d.endpoint_id, ${input.workspaceId}::uuid, d.type, d.offer_id, false, 'pending', 0, 8,
                d.created_at, d.created_at, d.created_at
           from deliveries d
          where d.status = 'pending'
       )
       insert into webhook_delivery_log
-        (message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
+        (message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, attempt_count, max_attempts,
          next_attempt_at, failure_reason, created_at, updated_at, finished_at)
-      select d.message_id, d.endpoint_id, ${input.workspaceId}::uuid, d.type, false, d.status,
+      select d.message_id, d.endpoint_id, ${input.workspaceId}::uuid, d.type, d.offer_id, false, d.status,
              case d.status when 'succeeded' then 1 when 'failed' then 8 else 0 end, 8,
              null, case when d.status = 'cancelled' then 'endpoint_paused' end,
              d.created_at, d.created_at, d.created_at

@@ -167,7 +167,7 @@ async function attemptAndRecord(
   }
 
   // A final failure counts toward the pause after 5 in a row: its own transaction, endpoint first.
-  const lease = { deliveryId: claimed.id, leaseToken: claimed.lease_token, now: finishedAt };
+  const lease = { deliveryId: claimed.id, leaseToken: claimed.lease_token, now: finishedAt, lastResponseStatus: record.statusCode };
   return deps.sql.begin(async (tx): Promise<DeliveryOutcome> => {
     if (countsForStreak) await lockEndpointForOutcome(tx, { endpointId: claimed.endpoint_id });
     await recordAttempt(tx, record);

@@ -22,9 +22,9 @@ export function cancelOpenDeliveries(
     ),
     cancelled as (
       insert into webhook_delivery_log
-        (id, message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
+        (id, message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, attempt_count, max_attempts,
          next_attempt_at, resend_count, failure_reason, created_at, updated_at, finished_at)
-      select c.id, c.message_id, c.endpoint_id, c.workspace_id, c.event_type, c.is_test, 'cancelled', c.attempt_count,
+      select c.id, c.message_id, c.endpoint_id, c.workspace_id, c.event_type, c.offer_id, c.is_test, 'cancelled', c.attempt_count,
              c.max_attempts, c.next_attempt_at, c.resend_count, ${input.reason}, c.created_at, ${input.now}, ${input.now}
         from closed c
       returning id

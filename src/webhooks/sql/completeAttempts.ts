@@ -70,14 +70,14 @@ export async function completeAttempts(sql: Queryable, attempts: CompletedAttemp
        using input i
        where d.id = i.delivery_id and d.status = 'sending' and d.lease_token = i.lease_token and i.succeeded
          and (select count(*) from streaks) >= 0 -- lock_gate: every endpoint lock before any delivery row
-      returning d.*, i.finished_at as ended_at, i.resets_streak
+      returning d.*, i.finished_at as ended_at, i.resets_streak, i.status_code as last_response_status
     ),
     finished as (
       insert into webhook_delivery_log
-        (id, message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
-         next_attempt_at, resend_count, failure_reason, created_at, updated_at, finished_at)
-      select e.id, e.message_id, e.endpoint_id, e.workspace_id, e.event_type, e.is_test, 'succeeded', e.attempt_count + 1,
-             e.max_attempts, e.next_attempt_at, e.resend_count, null, e.created_at, e.ended_at, e.ended_at
+        (id, message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, attempt_count, max_attempts,
+         next_attempt_at, resend_count, failure_reason, created_at, updated_at, finished_at, last_response_status)
+      select e.id, e.message_id, e.endpoint_id, e.workspace_id, e.event_type, e.offer_id, e.is_test, 'succeeded', e.attempt_count + 1,
+             e.max_attempts, e.next_attempt_at, e.resend_count, null, e.created_at, e.ended_at, e.ended_at, e.last_response_status
         from ended e
     ),
     -- Failed with attempts left: pending again in the queue until the next one is due.

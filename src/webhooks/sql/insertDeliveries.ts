@@ -38,7 +38,7 @@ export async function insertDeliveries(
                     ${deliveries.map((d) => d.endpointId)}::uuid[]) with ordinality as i(message_id, endpoint_id, ord)
     ),
     placed as materialized (
-      select i.message_id, i.endpoint_id, i.ord, e.workspace_id, m.type as event_type, m.created_at,
+      select i.message_id, i.endpoint_id, i.ord, e.workspace_id, m.type as event_type, m.offer_id, m.created_at,
              (select count(*) from webhook_queue q where q.endpoint_id = i.endpoint_id)
              + row_number() over (partition by i.endpoint_id order by i.ord) <= ${maxOpenPerEndpoint} as queued
         from input i
@@ -47,8 +47,8 @@ export async function insertDeliveries(
     ),
     queued as (
       insert into webhook_queue
-        (message_id, endpoint_id, workspace_id, event_type, is_test, status, max_attempts, next_attempt_at, created_at, updated_at)
-      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest}, 'pending', ${maxAttempts}, ${now}, p.created_at, ${now}
+        (message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, max_attempts, next_attempt_at, created_at, updated_at)
+      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, p.offer_id, ${isTest}, 'pending', ${maxAttempts}, ${now}, p.created_at, ${now}
         from placed p
        where p.queued
        order by p.ord
@@ -57,9 +57,9 @@ export async function insertDeliveries(
     ),
     refused as (
       insert into webhook_delivery_log
-        (message_id, endpoint_id, workspace_id, event_type, is_test, status, max_attempts, next_attempt_at,
+        (message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, max_attempts, next_attempt_at,
          failure_reason, created_at, updated_at, finished_at)
-      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, ${isTest}, 'failed', ${maxAttempts}, ${now},
+      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, p.offer_id, ${isTest}, 'failed', ${maxAttempts}, ${now},
              'endpoint_queue_full', p.created_at, ${now}, ${now}
         from placed p
        where not p.queued

@@ -49,9 +49,9 @@ export interface LogFilter {
  * them and stops after `limit` rows: status, event type and endpoint each have an index with
  * that order, and since/until are a range inside it. `q` names few messages (one webhook-id, or the events of one offer), read
  * through webhook_messages_offer_idx and the (message_id, endpoint_id) key; that small set is
- * sorted (the messages are partitioned by day, migration 0032, so `q` probes each day's index;
- * the page's own rows find their message by id and created_at, in one day). The endpoint's URL,
- * the offer and the last attempt's status are read for the page only.
+ * sorted (the messages are partitioned by day, migration 0032, so `q` probes each day's index).
+ * The endpoint's URL is read for the page only; a finished row carries its offer and last response
+ * status (migration 0033), an open or older one reads them for the page only.
  */
 export async function listDeliveryLog(
   sql: Queryable,
@@ -59,15 +59,20 @@ export async function listDeliveryLog(
 ): Promise<LogRow[]> {
   return sql<LogRow[]>`
     select d.id, d.workspace_id, d.endpoint_id, e.url as endpoint_url, d.message_id, d.event_type as type,
-           m.offer_id, d.status, d.attempt_count, d.max_attempts, d.resend_count, d.is_test, d.failure_reason,
+           -- Written on the row when its delivery ended (migration 0033); else read where it lives:
+           -- the message, found by id and created_at in one day's partition, and the last attempt,
+           -- in the days the delivery lived (a day's margin for the clocks of several hosts). A
+           -- subquery in coalesce runs only for a row whose own column is null.
+           coalesce(d.offer_id, (select m.offer_id from webhook_messages m
+                                  where m.id = d.message_id and m.created_at = d.created_at limit 1)) as offer_id,
+           d.status, d.attempt_count, d.max_attempts, d.resend_count, d.is_test, d.failure_reason,
            d.next_attempt_at, d.lease_until, d.created_at, d.created_at::text as created_at_key,
-           (select a.status_code from webhook_attempts a
-             where a.delivery_id = d.id
-               -- Only the days the delivery lived in (a day's margin for the clocks of several
-               -- hosts), so each row reads a few daily partitions of the attempts, not all of them.
-               and a.attempted_at >= d.created_at - interval '1 day'
-               and a.attempted_at < coalesce(d.finished_at, 'infinity') + interval '1 day'
-             order by a.id desc limit 1) as last_response_status
+           coalesce(d.last_response_status,
+                    (select a.status_code from webhook_attempts a
+                      where a.delivery_id = d.id
+                        and a.attempted_at >= d.created_at - interval '1 day'
+                        and a.attempted_at < coalesce(d.finished_at, 'infinity') + interval '1 day'
+                      order by a.id desc limit 1)) as last_response_status
       from (select d.*
               from webhook_deliveries d
              where ${logConditions(sql, input)}
@@ -75,10 +80,6 @@ export async function listDeliveryLog(
              order by d.created_at desc, d.id desc
              limit ${input.limit}) d
       join webhook_endpoints e on e.id = d.endpoint_id
-      -- A probe per row of the page, which run-time pruning sends to one day's partition (a plain
-      -- join may be planned as a hash over every day's).
-      cross join lateral (select m.offer_id from webhook_messages m
-                           where m.id = d.message_id and m.created_at = d.created_at limit 1) m
      order by d.created_at desc, d.id desc`;
 }
 

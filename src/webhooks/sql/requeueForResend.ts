@@ -29,9 +29,9 @@ export async function requeueForResend(
       returning *
     )
     insert into webhook_queue
-      (id, message_id, endpoint_id, workspace_id, event_type, is_test, status, attempt_count, max_attempts,
+      (id, message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, attempt_count, max_attempts,
        next_attempt_at, resend_count, created_at, updated_at)
-    select r.id, r.message_id, r.endpoint_id, r.workspace_id, r.event_type, r.is_test, 'pending', r.attempt_count,
+    select r.id, r.message_id, r.endpoint_id, r.workspace_id, r.event_type, r.offer_id, r.is_test, 'pending', r.attempt_count,
            r.attempt_count + 1, ${input.now}, r.resend_count + 1, r.created_at, ${input.now}
       from reopened r
     returning id`;

@@ -8,6 +8,7 @@ import { claimStatement } from '../../../src/webhooks/sql/claimDeliveries.js';
 import { insertDeliveries } from '../../../src/webhooks/sql/insertDeliveries.js';
 import { listDeliveryLog } from '../../../src/webhooks/sql/listDeliveryLog.js';
 import { readDelivery } from '../../../src/webhooks/sql/readDelivery.js';
+import { explaining, relationsRead, type PlanNode } from '../../support/explain.js';
 import { FAIL, OK, deliverDue, endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 /**
@@ -16,38 +17,6 @@ import { FAIL, OK, deliverDue, endpoint, sentOffer, useEngineFixture, workspace 
  * (migration 0032), not one per day kept: each carries the message's created_at.
  */
 const f = useEngineFixture();
-
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-
-/** The partitions of webhook_messages a plan read (executed at least once). */
-function messagePartitionsRead(node: PlanNode, into = new Set<string>()): Set<string> {
-  if (node['Relation Name']?.startsWith('webhook_messages') && (node['Actual Loops'] ?? 0) > 0) into.add(node['Relation Name']);
-  for (const child of node.Plans ?? []) messagePartitionsRead(child, into);
-  return into;
-}
-
-/**
- * A handle whose statements (a template starting with select or with) run under EXPLAIN ANALYZE,
- * their plans kept; fragments and identifiers pass through. The callers get plan rows back.
- */
-function explaining(sql: Queryable, plans: PlanNode[]): Queryable {
-  const run = sql as unknown as (...args: unknown[]) => PromiseLike<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>;
-  const wrapped = (strings: unknown, ...values: unknown[]) => {
-    if (!Array.isArray(strings) || !/^\s*(select|with)\b/.test(String(strings[0]))) return run(strings, ...values);
-    const prefixed = Object.assign([`explain (analyze, format json) ${String(strings[0])}`, ...strings.slice(1)], {
-      raw: [`explain (analyze, format json) ${String(strings[0])}`, ...(strings as unknown as TemplateStringsArray).raw.slice(1)],
-    });
-    return run(prefixed, ...values).then((rows) => {
-      plans.push(rows[0]!['QUERY PLAN'][0].Plan);
-      return rows;
-    });
-  };
-  return Object.assign(wrapped, sql) as unknown as Queryable;
-}
 
 class RollBack extends Error {}
 
@@ -96,6 +65,12 @@ describe('reads of a message by its delivery', () => {
     await readDelivery(explaining(f.sql, plans), { deliveryId: done!.id });
     const filter = { workspaceId: ws.workspaceId, status: null, eventType: null, endpointId: null, since: null, until: null, q: null };
     await listDeliveryLog(explaining(f.sql, plans), { ...filter, after: null, limit: 50 });
+    // Rows written before migration 0033 (or by an older worker) carry no offer: each reads its message.
+    await rolledBack(f.sql, async (tx) => {
+      await tx`update webhook_queue set offer_id = null`;
+      await tx`update webhook_delivery_log set offer_id = null`;
+      await listDeliveryLog(explaining(tx, plans), { ...filter, after: null, limit: 50 });
+    });
     await rolledBack(f.sql, async (tx) => {
       const [made] = await tx<{ id: string }[]>`
         insert into webhook_messages (id, workspace_id, type, body, created_at)
@@ -109,12 +84,14 @@ describe('reads of a message by its delivery', () => {
       });
     });
 
-    expect(plans).toHaveLength(5);
-    // The claim took the open delivery; the log page listed both.
-    expect(plans.map((plan) => [...messagePartitionsRead(plan)].sort())).toEqual([
+    expect(plans).toHaveLength(6);
+    // The claim took the open delivery; the log page listed both, each carrying its offer, then
+    // without it, each reading its own message's day.
+    expect(plans.map((plan) => [...relationsRead(plan, 'webhook_messages')].sort())).toEqual([
       ['webhook_messages_p20260116'],
       ['webhook_messages_p20260116'],
       ['webhook_messages_p20260115'],
+      [],
       ['webhook_messages_p20260115', 'webhook_messages_p20260116'],
       ['webhook_messages_p20260116'],
     ]);
