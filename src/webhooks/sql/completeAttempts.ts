@@ -64,7 +64,8 @@ export async function completeAttempts(sql: Queryable, attempts: CompletedAttemp
        order by e.id
          for no key update
     ),
-    -- Delivered: the delivery leaves the queue and its log row is written, once, now.
+    -- Delivered: the delivery leaves the queue and its log row is written, once, now, with its
+    -- offer and this attempt's status (what the log page shows, migration 0033).
     ended as (
       delete from webhook_queue d
        using input i
