@@ -4,7 +4,7 @@ import { resendDelivery } from '../../../src/webhooks/management/resend.js';
 import { listDeliveryLog, type LogFilter } from '../../../src/webhooks/sql/listDeliveryLog.js';
 import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
 import { explaining, relationsRead, type PlanNode } from '../../support/explain.js';
-import { FAIL, OK, deliverDue, endpoint, runSchedulesToEnd, sentOffer, useEngineFixture, workspace } from './helpers.js';
+import { FAIL, OK, deliverDue, endpoint, manyEvents, runSchedulesToEnd, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 /**
  * A delivery's log row carries its offer and its last response status from when it ends
@@ -65,5 +65,23 @@ describe('what the log page shows, on the log row', () => {
     f.sender.reply(() => OK);
     await deliverDue(f);
     expect(await stored(f.sql)).toEqual([{ status: 'succeeded', offer_id: offerId, last_response_status: 200 }]);
+  });
+
+  it('is written on a delivery refused for a full queue (its offer; no response, so no status)', async () => {
+    f.sender.reply(() => FAIL);
+    const ws = await workspace(f);
+    await endpoint(f, ws);
+    await manyEvents(f, ws.workspaceId, 1000);
+    await f.engine.fanOut();
+    // Attempted once, the 1,000 no longer wait (SPEC.md "Webhook limits"), but stay open.
+    await f.engine.dispatchOnce();
+    await manyEvents(f, ws.workspaceId, 2);
+    await f.engine.fanOut();
+    const refused = await f.sql<{ offer_id: string | null; message_offer: string; last_response_status: number | null }[]>`
+      select l.offer_id, m.offer_id as message_offer, l.last_response_status
+        from webhook_delivery_log l join webhook_messages m on m.id = l.message_id and m.created_at = l.created_at
+       where l.failure_reason = 'endpoint_queue_full'`;
+    expect(refused).toHaveLength(2);
+    for (const row of refused) expect(row).toEqual({ offer_id: row.message_offer, message_offer: expect.any(String), last_response_status: null });
   });
 });
