@@ -7,8 +7,8 @@ import type { Queryable } from '../db/connect.js';
  * busy log has them: mostly succeeded, 6 % failed (8 attempts made), 2 % cancelled, and the
  * newest `pending` messages still open (due now). Bodies are short stand-ins: the log lists rows
  * and reads a body only on a delivery's page. No attempts are written, so no row carries a last
- * response status; each carries its offer, as the worker writes them (migration 0033). Used by the delivery-log benchmark and by the
- * EXPLAIN and console tests.
+ * response status; each carries its offer, as the worker writes them (migration 0033). Used by
+ * the delivery-log benchmark and by the EXPLAIN and console tests.
  */
 export const SEED_TYPES = ['offer.sent', 'offer.first_viewed', 'offer.signed', 'offer.accepted', 'offer.withdrawn', 'offer.expired'] as const;
 
