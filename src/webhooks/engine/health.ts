@@ -41,6 +41,16 @@ export interface HealthChange {
   notice: HealthNotice;
 }
 
+/**
+ * The notices a change takes back if they are not sent yet: "close to pause" warns of a pause,
+ * so once the pause itself is told (a burst of final failures reaching the 3rd and the 5th in
+ * one round) the warning adds nothing and only "paused" is mailed. Every other notice stays and
+ * is sent before the later ones of its endpoint (src/mail/sql/claimDueMails.ts).
+ */
+export function supersededBy(notice: HealthNotice): HealthNotice[] {
+  return notice === 'endpoint_paused' ? ['endpoint_failures_3'] : [];
+}
+
 const level = (state: HealthState) => HEALTH_STATES.indexOf(state);
 
 /** The change `signal` makes to an endpoint in `current` (failing since `failingSince`), or null. */
