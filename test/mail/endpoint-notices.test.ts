@@ -122,7 +122,8 @@ describe('endpoint health notices', () => {
     expect(paused.html_body).toContain('<a href="http://localhost:8080/console/account">Switch these notices off</a>');
 
     const audit = await f.sql<{ action: string; details: { notice: string; recipients: number; superseded?: number } }[]>`
-      select action, details from audit_entries where action = 'endpoint.notice_sent' order by created_at`;
+      select action, details from audit_entries where action = 'endpoint.notice_sent'
+       order by array_position(array['endpoint_failing', 'endpoint_failures_3', 'endpoint_paused'], details->>'notice')`;
     expect(audit.map((a) => [a.details.notice, a.details.recipients, a.details.superseded])).toEqual([
       ['endpoint_failing', 2, undefined],
       ['endpoint_failures_3', 2, undefined],
