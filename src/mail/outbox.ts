@@ -21,6 +21,8 @@ export interface MailDraft {
   text: string;
   html: string;
   workspaceId?: string | null;
+  /** The endpoint a health notice is about: its notices are sent in the order written (claimDueMails.ts). */
+  endpointId?: string | null;
 }
 
 /** Longest subject a header line holds (RFC 5322 2.1.1: 998 characters per line). */
@@ -54,6 +56,7 @@ function check(draft: MailDraft): void {
 export async function enqueueMail(tx: Queryable, draft: MailDraft): Promise<void> {
   check(draft);
   await tx`
-    insert into mail_outbox (kind, workspace_id, recipient, subject, text_body, html_body)
-    values (${draft.kind}, ${draft.workspaceId ?? null}::uuid, ${draft.to}, ${draft.subject}, ${draft.text}, ${draft.html})`;
+    insert into mail_outbox (kind, workspace_id, endpoint_id, recipient, subject, text_body, html_body)
+    values (${draft.kind}, ${draft.workspaceId ?? null}::uuid, ${draft.endpointId ?? null}::uuid, ${draft.to}, ${draft.subject},
+            ${draft.text}, ${draft.html})`;
 }

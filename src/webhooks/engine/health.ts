@@ -21,10 +21,15 @@ const NOTICE_OF: Record<Exclude<HealthState, 'healthy'>, HealthNotice> = {
 
 /** What happened to the endpoint, as its callers see it. */
 export type HealthSignal =
-  /** The health job's look at the delivery log (attempts since the last success). */
+  /**
+   * The health job's look at the delivery log (attempts since the last success). Test pings are
+   * not in it: a test tells the person who sent it how the receiver answers and changes nothing
+   * of the endpoint's health (readHealthFacts.ts).
+   */
   | {
       kind: 'attempts';
       now: Date;
+      /** Not paused: only an active endpoint delivers, so only an active one can recover. */
       active: boolean;
       lastSuccessAt: Date | null;
       /** First failed attempt after the last success, and how many failed since it. */
@@ -41,6 +46,16 @@ export interface HealthChange {
   notice: HealthNotice;
 }
 
+/**
+ * The notices a change takes back if they are not sent yet: "close to pause" warns of a pause,
+ * so once the pause itself is told (a burst of final failures reaching the 3rd and the 5th in
+ * one round) the warning adds nothing and only "paused" is mailed. Every other notice stays and
+ * is sent before the later ones of its endpoint (src/mail/sql/claimDueMails.ts).
+ */
+export function supersededBy(notice: HealthNotice): HealthNotice[] {
+  return notice === 'endpoint_paused' ? ['endpoint_failures_3'] : [];
+}
+
 const level = (state: HealthState) => HEALTH_STATES.indexOf(state);
 
 /** The change `signal` makes to an endpoint in `current` (failing since `failingSince`), or null. */
@@ -54,8 +69,11 @@ export function trackHealth(current: { state: HealthState; failingSince: Date | 
       return signal.streak >= HEALTH_NOTICE_AT_STREAK && signal.streak < FAILURES_IN_A_ROW_TO_PAUSE ? rise('failures_3') : null;
     case 'attempts': {
       if (current.state !== 'healthy') {
+        // Recovered: a delivery succeeded on an active endpoint after its failures began. A paused
+        // endpoint stays as it is until it is resumed (markEndpointActive.ts steps it back to
+        // 'failing'), so the success after the resume is the one told.
         const since = current.failingSince;
-        const recovered = signal.lastSuccessAt !== null && since !== null && signal.lastSuccessAt > since;
+        const recovered = signal.active && signal.lastSuccessAt !== null && since !== null && signal.lastSuccessAt > since;
         return recovered ? { to: 'healthy', notice: 'endpoint_recovered' } : null;
       }
       const hourAgo = signal.now.getTime() - HEALTH_FAILING_AFTER_MS;

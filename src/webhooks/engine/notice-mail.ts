@@ -87,5 +87,5 @@ export function noticeMail(f: NoticeFacts, to: string): MailDraft {
     `<p style="color:#666">You get this mail as an owner or admin of the workspace &quot;${escapeHtml(f.workspaceName)}&quot;. ` +
       `<a href="${escapeHtml(accountLink)}">Switch these notices off</a> on your account page.</p>`,
   ].join('\n');
-  return { kind: f.notice, to, subject: subject.slice(0, 998), text, html, workspaceId: f.workspaceId };
+  return { kind: f.notice, to, subject: subject.slice(0, 998), text, html, workspaceId: f.workspaceId, endpointId: f.endpointId };
 }

@@ -4,7 +4,8 @@ import { enqueueMail } from '../../mail/outbox.js';
 import { changeHealth } from '../sql/changeHealth.js';
 import { readHealthFacts, type HealthFacts } from '../sql/readHealthFacts.js';
 import { readNoticeContext } from '../sql/readNoticeContext.js';
-import { trackHealth, type HealthSignal } from './health.js';
+import { supersedeNotices } from '../sql/supersedeNotices.js';
+import { supersededBy, trackHealth, type HealthSignal } from './health.js';
 import { noticeMail } from './notice-mail.js';
 import { HEALTH_FAILING_AFTER_MS, HEALTH_NOTICE_LAST_ERRORS } from './policy.js';
 
@@ -17,9 +18,10 @@ export interface NoticeDeps {
 
 /**
  * Acts on the health tracker's decision for one endpoint, inside `tx` (the transaction of the
- * cause: a final failure, a pause, or the health job's look): stores the new state, writes one
- * mail per owner or admin who wants notices into the mail outbox, and records the notice in the
- * audit log. Nothing happens when the tracker sees no change or another worker made it first.
+ * cause: a final failure, a pause, or the health job's look): stores the new state, takes back
+ * the lower warnings of the endpoint not yet sent (health.ts supersededBy), writes one mail per
+ * owner or admin who wants notices into the mail outbox, and records the notice in the audit log
+ * (with how many mails it took back). Nothing happens when the tracker sees no change or another worker made it first.
  */
 export async function actOnHealth(
   tx: Queryable,
@@ -33,6 +35,8 @@ export async function actOnHealth(
   if (!(await changeHealth(tx, { endpointId: facts.id, from: facts.health_state, to: change.to, failingSince, now }))) return false;
   const context = await readNoticeContext(tx, { endpointId: facts.id, lastErrors: HEALTH_NOTICE_LAST_ERRORS });
   if (!context) return false;
+  // changeHealth holds the endpoint's row until commit, so no other notice of it is written between.
+  const superseded = await supersedeNotices(tx, { endpointId: facts.id, kinds: supersededBy(change.notice), now });
   const mailFacts = {
     notice: change.notice,
     workspaceId: facts.workspace_id,
@@ -52,7 +56,7 @@ export async function actOnHealth(
     via: ENGINE_SOURCE,
     action: 'endpoint.notice_sent',
     target: { type: 'endpoint', id: facts.id },
-    details: { notice: change.notice, health: change.to, recipients: context.recipients.length },
+    details: { notice: change.notice, health: change.to, recipients: context.recipients.length, ...(superseded > 0 ? { superseded } : {}) },
     at: now,
   });
   return true;
