@@ -651,7 +651,8 @@ export interface paths {
          * Invite someone by email
          * @description Mails an invitation link (valid 7 days, single use) to the address. An admin cannot invite
          *     an owner (403). An address that is a member already gets 400 (`param: email`). Inviting an
-         *     address with an open invitation replaces it: the earlier link stops working.
+         *     address with an open invitation replaces it: the earlier link stops working. An admin
+         *     cannot replace an owner's open invitation either (403, as revoking it would be).
          */
         post: operations["createInvitation"];
         delete?: never;

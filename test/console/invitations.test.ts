@@ -81,6 +81,27 @@ describe('inviting', () => {
     expect((await new ConsoleClient(api).call('POST', '/invitations/preview', { body: { token: first.token } })).status).toBe(401);
     expect((await new ConsoleClient(api).call('POST', '/invitations/preview', { body: { token: second.token } })).body.data.role).toBe('admin');
   });
+
+  it('an admin cannot replace an owner\'s open invitation: 403 as for revoking it, and the owner\'s link still works', async () => {
+    const w = await consoleWorld(api);
+    const email = newAddress();
+    const ownerInvite = await invite(w, email, 'owner');
+    const revoke = await w.admin.client.call('POST', `${invitations(w)}/${ownerInvite.invitation.id}/revoke`);
+    const replace = await w.admin.client.call('POST', invitations(w), { body: { email: email.toUpperCase(), role: 'member' } });
+    expect(replace.status).toBe(403);
+    expect(replace.body).toEqual(revoke.body);
+    expect((await w.owner.client.call('GET', invitations(w))).body.data.map((i: { id: string }) => i.id)).toEqual([ownerInvite.invitation.id]);
+    expect((await new ConsoleClient(api).call('POST', '/invitations/preview', { body: { token: ownerInvite.token } })).body.data.role).toBe('owner');
+    expect(await mailsTo(api.db.sql, email)).toHaveLength(1);
+  });
+
+  it('an owner may replace an owner\'s open invitation', async () => {
+    const w = await consoleWorld(api);
+    const email = newAddress();
+    await invite(w, email, 'owner');
+    const second = await invite(w, email, 'member');
+    expect((await w.owner.client.call('GET', invitations(w))).body.data.map((i: { id: string }) => i.id)).toEqual([second.invitation.id]);
+  });
 });
 
 describe('accepting', () => {
