@@ -79,7 +79,8 @@ export interface paths {
         /**
          * Change the signed-in account's password
          * @description Needs the current password. The new one must be 10 to 1024 characters long. Every other
-         *     session of the account ends; this one stays.
+         *     session of the account ends; this one stays. Every unused sign-in and password-reset link
+         *     of the account stops working.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -171,7 +172,8 @@ export interface paths {
          * Set a new password with a password-reset link
          * @description Takes the token from the fragment of a password-reset link and the new password (10 to
          *     1024 characters; a refused password leaves the link usable). Every session of the account
-         *     ends, and this browser is signed in with a new one. A used, expired or unknown token gets 401.
+         *     ends, and so does every other unused sign-in or password-reset link of it; this browser is
+         *     signed in with a new one. A used, expired or unknown token gets 401.
          */
         post: operations["resetPassword"];
         delete?: never;

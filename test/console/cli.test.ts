@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { addMember, createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import { listAuditEntries } from '../../src/domain/audit.js';
+import { createSignInLink, useSignInLink } from '../../src/domain/sign-in-links.js';
 import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { offerdeskArgs } from '../support/offerdesk-command.js';
@@ -86,6 +87,16 @@ describe('offerdesk account set-password', () => {
     const [row] = await db.sql`select password_hash from accounts where id = ${o.accountId}::uuid`;
     expect(row!.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(row!.password_hash).not.toContain('passphrase');
+  }, 60_000);
+
+  it('ends every unused sign-in and password-reset link of the account', async () => {
+    const o = await owner();
+    const signIn = await createSignInLink(db.sql, systemClock, { accountId: o.accountId });
+    const reset = await createSignInLink(db.sql, systemClock, { accountId: o.accountId, purpose: 'password_reset' });
+    const result = await offerdesk(['account', 'set-password', '--email', o.email], 'a long enough passphrase\n');
+    expect(result.code, result.stderr).toBe(0);
+    expect(await useSignInLink(db.sql, systemClock, signIn.token)).toBeNull();
+    expect(await useSignInLink(db.sql, systemClock, reset.token, 'password_reset')).toBeNull();
   }, 60_000);
 
   it('refuses a password shorter than 10 characters and says so', async () => {
