@@ -779,7 +779,9 @@ export interface paths {
          * The development mailbox (embedded default only)
          * @description The newest 100 mails kept on this machine, newest first. Served only in the `local` mail
          *     mode (no DATABASE_URL, no SMTP_URL) on a loopback address, where it is open to signed-out
-         *     visitors: a sign-in link must be readable before signing in. Anywhere else 404.
+         *     visitors: a sign-in link must be readable before signing in; and only to requests whose
+         *     `Host` is a loopback name (localhost, 127.0.0.1, [::1]) or OFFERDESK_PUBLIC_URL's host, so
+         *     a DNS-rebinding page cannot read it. Anywhere else 404.
          */
         get: operations["listMailbox"];
         put?: never;
@@ -984,7 +986,7 @@ export interface components {
                 mail: {
                     /** @enum {string} */
                     mode: "smtp" | "local" | "off";
-                    /** @description Whether the development mailbox (`/mailbox`) is served. */
+                    /** @description Whether the development mailbox (`/mailbox`) is served (at the `Host` this request named). */
                     mailbox: boolean;
                 };
             };

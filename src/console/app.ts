@@ -64,7 +64,7 @@ export async function createConsole(options: ConsoleOptions): Promise<{ router: 
 
   const router = express.Router();
   router.use(securityHeaders);
-  router.use(crossSiteCheck(config.publicUrl));
+  router.use(crossSiteCheck(config));
   router.use(CONSOLE_API_PATH, jsonBody, async (req: Request, res: Response) => {
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
     const consoleRequest = { method: req.method.toLowerCase(), path: decodablePath(req.path), query: {}, headers: req.headers as OpenApiHeaders, body: req.body };
