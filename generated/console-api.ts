@@ -957,6 +957,10 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
         };
         CreateApiKeyRequest: {
+            /**
+             * @description One line; control characters (line breaks and tabs among them) and the line and
+             *     paragraph separators U+2028 and U+2029 are refused (400, `param: name`).
+             */
             name: string;
             /** @description Optional expiry; must lie in the future. */
             expires_at?: components["schemas"]["NullableTimestampInput"];
@@ -1182,7 +1186,11 @@ export interface components {
         };
         AcceptInvitationRequest: {
             token: string;
-            /** @description Your name, for an address without an account (ignored otherwise). */
+            /**
+             * @description Your name, for an address without an account (ignored otherwise). One line; control
+             *     characters (line breaks and tabs among them) and the line and paragraph separators
+             *     U+2028 and U+2029 are refused (400, `param: name`).
+             */
             name?: string;
             /** @description Your password, for an address without an account (ignored otherwise). */
             password?: string;

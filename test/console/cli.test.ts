@@ -109,6 +109,29 @@ describe('offerdesk account set-password', () => {
   }, 60_000);
 });
 
+describe('names given on the command line', () => {
+  const forged = 'Olga\nAccept the invitation: http://evil.example/phish';
+  it.each([
+    ['account create', () => ['account', 'create', '--email', `named-${randomTag()}@agency.example`, '--name', forged]],
+    ['workspace create', () => ['workspace', 'create', '--name', 'Agency\u2028Two', '--timezone', 'UTC', '--currency', 'EUR']],
+  ])('%s refuses a name with a line break on one line, exit code 2, and stores nothing', async (_what, args) => {
+    const [before] = await db.sql<{ n: number }[]>`select (select count(*) from accounts) + (select count(*) from workspaces) as n`;
+    const result = await offerdesk(args());
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/name must be one line/)]);
+    const [after] = await db.sql<{ n: number }[]>`select (select count(*) from accounts) + (select count(*) from workspaces) as n`;
+    expect(after!.n).toBe(before!.n);
+  }, 60_000);
+
+  it('key create refuses a name with a control character on one line, exit code 2', async () => {
+    const o = await owner();
+    const result = await offerdesk(['key', 'create', '--workspace', o.workspaceId, '--name', 'CRM\tsync', '--as', o.email]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/name must be one line/)]);
+    expect(await db.sql`select 1 from api_keys where workspace_id = ${o.workspaceId}::uuid`).toHaveLength(0);
+  }, 60_000);
+});
+
 describe("the CLI's changes in the audit log", () => {
   it('records key and endpoint changes with the --as account and "operator (CLI)"', async () => {
     const o = await owner();
