@@ -79,7 +79,8 @@ export interface paths {
         /**
          * Change the signed-in account's password
          * @description Needs the current password. The new one must be 10 to 1024 characters long. Every other
-         *     session of the account ends; this one stays.
+         *     session of the account ends; this one stays. Every unused sign-in and password-reset link
+         *     of the account stops working.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -171,7 +172,8 @@ export interface paths {
          * Set a new password with a password-reset link
          * @description Takes the token from the fragment of a password-reset link and the new password (10 to
          *     1024 characters; a refused password leaves the link usable). Every session of the account
-         *     ends, and this browser is signed in with a new one. A used, expired or unknown token gets 401.
+         *     ends, and so does every other unused sign-in or password-reset link of it; this browser is
+         *     signed in with a new one. A used, expired or unknown token gets 401.
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -651,7 +653,8 @@ export interface paths {
          * Invite someone by email
          * @description Mails an invitation link (valid 7 days, single use) to the address. An admin cannot invite
          *     an owner (403). An address that is a member already gets 400 (`param: email`). Inviting an
-         *     address with an open invitation replaces it: the earlier link stops working.
+         *     address with an open invitation replaces it: the earlier link stops working. An admin
+         *     cannot replace an owner's open invitation either (403, as revoking it would be).
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -776,7 +779,9 @@ export interface paths {
          * The development mailbox (embedded default only)
          * @description The newest 100 mails kept on this machine, newest first. Served only in the `local` mail
          *     mode (no DATABASE_URL, no SMTP_URL) on a loopback address, where it is open to signed-out
-         *     visitors: a sign-in link must be readable before signing in. Anywhere else 404.
+         *     visitors: a sign-in link must be readable before signing in; and only to requests whose
+         *     `Host` is a loopback name (localhost, 127.0.0.1, [::1]) or OFFERDESK_PUBLIC_URL's host, so
+         *     a DNS-rebinding page cannot read it. Anywhere else 404.
          */
         get: operations["listMailbox"];
         put?: never;
@@ -952,6 +957,10 @@ export interface components {
             next_cursor: components["schemas"]["NextCursor"];
         };
         CreateApiKeyRequest: {
+            /**
+             * @description One line; control characters (line breaks and tabs among them) and the line and
+             *     paragraph separators U+2028 and U+2029 are refused (400, `param: name`).
+             */
             name: string;
             /** @description Optional expiry; must lie in the future. */
             expires_at?: components["schemas"]["NullableTimestampInput"];
@@ -981,7 +990,7 @@ export interface components {
                 mail: {
                     /** @enum {string} */
                     mode: "smtp" | "local" | "off";
-                    /** @description Whether the development mailbox (`/mailbox`) is served. */
+                    /** @description Whether the development mailbox (`/mailbox`) is served (at the `Host` this request named). */
                     mailbox: boolean;
                 };
             };
@@ -1177,7 +1186,11 @@ export interface components {
         };
         AcceptInvitationRequest: {
             token: string;
-            /** @description Your name, for an address without an account (ignored otherwise). */
+            /**
+             * @description Your name, for an address without an account (ignored otherwise). One line; control
+             *     characters (line breaks and tabs among them) and the line and paragraph separators
+             *     U+2028 and U+2029 are refused (400, `param: name`).
+             */
             name?: string;
             /** @description Your password, for an address without an account (ignored otherwise). */
             password?: string;

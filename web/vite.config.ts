@@ -15,6 +15,9 @@ const outDir = fileURLToPath(new URL('../dist/console', import.meta.url));
 export default defineConfig(({ command }) => {
   const server = command === 'serve' ? loadConfig() : undefined;
   const target = server ? `http://${server.host === '0.0.0.0' ? '127.0.0.1' : server.host}:${server.port}` : '';
+  // The origin the management API takes changes from: its public URL's (docs/console.md
+  // "Sessions"); unset, that is http://localhost:<PORT>, whose loopback aliases it also accepts.
+  const consoleOrigin = server?.publicUrlSet ? new URL(server.publicUrl).origin : `http://localhost:${server?.port ?? ''}`;
   return {
     root,
     base: '/console/',
@@ -36,7 +39,7 @@ export default defineConfig(({ command }) => {
           // protection); the dev server is another origin, so it speaks as the API's own.
           configure(proxy) {
             proxy.on('proxyReq', (request) => {
-              if (request.getHeader('origin')) request.setHeader('origin', target);
+              if (request.getHeader('origin')) request.setHeader('origin', consoleOrigin);
             });
           },
         },

@@ -23,7 +23,9 @@ export interface MailConfig {
   /**
    * The development mailbox (/console/mailbox) is served, to signed-out visitors too: only in
    * `local` mode and only while the server listens on a loopback address, since the sign-in link
-   * it shows must be readable before signing in.
+   * it shows must be readable before signing in. Even then it answers only requests addressed to
+   * a loopback name or the public URL's host (src/console/handlers/mailbox.ts), never one a
+   * DNS-rebinding page sends under its own host name.
    */
   mailboxOpen: boolean;
 }

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { OpenApiHeaders } from '../http/openapi-router.js';
-import { rawQuery } from '../http/query.js';
+import { decodablePath, rawQuery } from '../http/query.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/connect.js';
@@ -64,10 +64,10 @@ export async function createConsole(options: ConsoleOptions): Promise<{ router: 
 
   const router = express.Router();
   router.use(securityHeaders);
-  router.use(crossSiteCheck(config.publicUrl));
+  router.use(crossSiteCheck(config));
   router.use(CONSOLE_API_PATH, jsonBody, async (req: Request, res: Response) => {
     res.locals.rawQuery = rawQuery(req.originalUrl).slice(1);
-    const consoleRequest = { method: req.method.toLowerCase(), path: req.path, query: {}, headers: req.headers as OpenApiHeaders, body: req.body };
+    const consoleRequest = { method: req.method.toLowerCase(), path: decodablePath(req.path), query: {}, headers: req.headers as OpenApiHeaders, body: req.body };
     try {
       await api.handleRequest(consoleRequest, req, res);
     } catch (error) {

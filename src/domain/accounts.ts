@@ -2,11 +2,11 @@ import type { Clock } from '../clock.js';
 import type { Queryable, Sql } from '../db/connect.js';
 import { isUniqueViolation } from '../db/unique-violation.js';
 import { invalidInput, notFound } from './errors.js';
+import { requireName } from './names.js';
 import { checkOfferDomain, offerDomainToken } from './offer-domain-rules.js';
 import {
   requireCurrency,
   requireEmail,
-  requireText,
   requireTimeZone,
   requireUuid,
   isUuid,
@@ -38,7 +38,7 @@ export async function createAccount(
   input: { email: string; name: string },
 ): Promise<{ id: string }> {
   const email = requireEmail(input.email, 'email');
-  const name = requireText(input.name, 'name', 1, 200);
+  const name = requireName(input.name, 'name', 200);
   try {
     const [row] = await sql<{ id: string }[]>`
       insert into accounts (email, name, created_at) values (${email}, ${name}, ${clock.now()}) returning id`;
@@ -73,7 +73,7 @@ export interface CreateWorkspaceInput {
 }
 
 export async function createWorkspace(sql: Sql, clock: Clock, input: CreateWorkspaceInput): Promise<{ id: string }> {
-  const name = requireText(input.name, 'name', 1, 200);
+  const name = requireName(input.name, 'name', 200);
   const timezone = requireTimeZone(input.timezone);
   const currency = requireCurrency(input.currency);
   const offerDomain = input.offerDomain == null ? null : checkOfferDomain(input.offerDomain, input.blockedDomainSuffixes);

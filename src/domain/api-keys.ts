@@ -4,7 +4,8 @@ import { MANAGER_ROLES, requireRole, requireWorkspace } from './accounts.js';
 import { apiKeyHint, apiKeyPrefix, generateApiKey, hashApiKey } from './api-key-format.js';
 import { writeAudit, type AuditSource } from './audit.js';
 import { invalidInput, notFound } from './errors.js';
-import { requireText, requireTimestamp, requireUuid } from './validate.js';
+import { requireName } from './names.js';
+import { requireTimestamp, requireUuid } from './validate.js';
 
 /**
  * API keys of SPEC.md "Authentication" 3: created by owners and admins with a name and an
@@ -23,7 +24,7 @@ export async function createApiKey(
   clock: Clock,
   input: { workspaceId: string; name: string; expiresAt?: Date | null; actingAccountId: string | null; via?: AuditSource },
 ): Promise<{ id: string; key: string }> {
-  const name = requireText(input.name, 'name', 1, 100);
+  const name = requireName(input.name, 'name', 100);
   const now = clock.now();
   const expiresAt = input.expiresAt == null ? null : requireTimestamp(input.expiresAt, 'expires at');
   if (expiresAt && expiresAt.getTime() <= now.getTime()) {

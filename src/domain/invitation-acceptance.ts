@@ -5,7 +5,7 @@ import { writeAudit } from './audit.js';
 import { invalidInput } from './errors.js';
 import type { Role } from './permissions.js';
 import { hashToken, MAX_TOKEN_LENGTH } from './sign-in-links.js';
-import { requireText } from './validate.js';
+import { requireName } from './names.js';
 
 /**
  * Accepting an invitation (invitations.ts) with the token of its mail. The mail reached the
@@ -84,7 +84,7 @@ export async function acceptInvitation(
       const now = clock.now();
       let accountId = invitation.account_id;
       if (accountId === null) {
-        const name = requireText(input.newAccount?.name, 'name', 1, 200).trim();
+        const name = requireName(input.newAccount?.name, 'name', 200).trim();
         if (name.length === 0) throw invalidInput('name must be 1 to 200 characters long');
         const passwordHash = input.newAccount?.passwordHash;
         if (!passwordHash) throw invalidInput('choose a password for your new account');

@@ -83,7 +83,8 @@ export interface CreatedInvitation {
 /**
  * Invites `email` into the workspace with `role`, in the caller's transaction (the mail is
  * written to the mail outbox in the same one). An address that already belongs to a member is
- * refused; an open invitation of the same address is revoked and replaced.
+ * refused; an open invitation of the same address is revoked and replaced (an owner's only by
+ * an owner).
  */
 export async function createInvitation(
   tx: Tx,
@@ -104,6 +105,14 @@ export async function createInvitation(
     select 1 from memberships m join accounts a on a.id = m.account_id
      where m.workspace_id = ${workspace.id}::uuid and lower(a.email) = lower(${email})`;
   if (member) throw invalidInput(`${email} is already a member of this workspace; change their role in the list of members`);
+  // Replacing an open invitation revokes it, so the rule of revokeInvitation holds here too: an
+  // admin never ends an owner's invitation (docs/console.md "Who may do what").
+  const [open] = await tx<{ role: Role }[]>`
+    select role from invitations
+     where workspace_id = ${workspace.id}::uuid and lower(email) = lower(${email}) and accepted_at is null and revoked_at is null`;
+  if (actorRole === 'admin' && open?.role === 'owner') {
+    throw forbidden(`an admin cannot replace an owner's invitation; ask an owner of workspace ${workspace.id}`);
+  }
   const now = clock.now();
   const replaced = await tx`
     update invitations set revoked_at = ${now}

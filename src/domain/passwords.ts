@@ -5,6 +5,7 @@ import type { Queryable, Sql } from '../db/connect.js';
 import type { Account } from './accounts.js';
 import { invalidInput, notFound } from './errors.js';
 import { endOtherSessions } from './sessions.js';
+import { endUnusedLinks } from './sign-in-links.js';
 import { requireUuid } from './validate.js';
 
 /**
@@ -40,8 +41,10 @@ export async function hashNewPassword(password: unknown): Promise<string> {
 }
 
 /**
- * Stores a hashed password in the caller's transaction and ends the account's sessions except
- * `keepSessionId`; not_found for an unknown account.
+ * Stores a hashed password in the caller's transaction, ends every unused sign-in and
+ * password-reset link of the account and its sessions except `keepSessionId`; not_found for an
+ * unknown account. Every way to set a password (a reset, a change in the console, the CLI's
+ * `account set-password`) comes through here.
  */
 export async function writePassword(
   tx: Queryable,
@@ -52,6 +55,7 @@ export async function writePassword(
      where id = ${input.accountId}::uuid
     returning id`;
   if (rows.length === 0) throw notFound(`account ${input.accountId}`);
+  await endUnusedLinks(tx, input.accountId);
   return endOtherSessions(tx, { accountId: input.accountId, keepSessionId: input.keepSessionId });
 }
 

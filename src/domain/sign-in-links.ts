@@ -89,3 +89,13 @@ export async function useSignInLink(
     returning account_id`;
   return row?.account_id ?? null;
 }
+
+/**
+ * Ends every unused link of the account, sign-in and password-reset alike, in the caller's
+ * transaction: a new password must leave no way in that was handed out before it (docs/console.md
+ * "Sessions"). Returns how many links ended.
+ */
+export async function endUnusedLinks(sql: Queryable, accountId: string): Promise<number> {
+  const rows = await sql`delete from sign_in_links where account_id = ${accountId}::uuid and used_at is null returning id`;
+  return rows.length;
+}

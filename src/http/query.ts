@@ -21,3 +21,26 @@ export function firstValues(query: string, declared: ReadonlySet<string>): Recor
   }
   return values;
 }
+
+/**
+ * The router decodes path parameters with decodeURIComponent, which throws on a malformed escape
+ * such as `%E0%A4%A`. Such a segment is escaped once more, so it decodes to its literal text: an
+ * ID of the wrong form, which passes every check and ends in 404 (openapi.yaml and
+ * console-api.yaml answer an unknown path or ID with 404). The public API and the console route
+ * through this one function.
+ */
+export function decodablePath(path: string): string {
+  // Without a `%` there is no escape to be malformed.
+  if (!path.includes('%')) return path;
+  return path
+    .split('/')
+    .map((segment) => {
+      try {
+        decodeURIComponent(segment);
+        return segment;
+      } catch {
+        return encodeURIComponent(segment);
+      }
+    })
+    .join('/');
+}

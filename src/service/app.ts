@@ -10,7 +10,7 @@ import { CONSOLE_PATH, createConsole } from '../console/app.js';
 import { coerceError, type Logger } from '../log.js';
 import { docsDir } from '../paths.js';
 import type { OpenApiHeaders } from '../http/openapi-router.js';
-import { rawQuery } from '../http/query.js';
+import { decodablePath, rawQuery } from '../http/query.js';
 import { createRateLimits, type RateLimits } from '../api/admission/rate-limits.js';
 import { loadCursorCodec } from '../api/cursor.js';
 import { API_BASE_PATH } from '../http/openapi-document.js';
@@ -112,27 +112,6 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
  */
 function routedMethod(method: string): string {
   return method === 'HEAD' ? 'get' : method.toLowerCase();
-}
-
-/**
- * The router decodes path parameters with decodeURIComponent, which throws on a malformed escape
- * such as `%E0%A4%A`. Such a segment is escaped once more, so it decodes to its literal text: an
- * ID of the wrong form, which passes every check and ends in 404 (SPEC.md "Order of checks").
- */
-function decodablePath(path: string): string {
-  // Without a `%` there is no escape to be malformed.
-  if (!path.includes('%')) return path;
-  return path
-    .split('/')
-    .map((segment) => {
-      try {
-        decodeURIComponent(segment);
-        return segment;
-      } catch {
-        return encodeURIComponent(segment);
-      }
-    })
-    .join('/');
 }
 
 /** Logged with its cause, answered with SPEC.md's generic 500 body (nothing internal in it). */

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { addMember, createAccount, createWorkspace } from '../../src/domain/accounts.js';
 import { listAuditEntries } from '../../src/domain/audit.js';
+import { createSignInLink, useSignInLink } from '../../src/domain/sign-in-links.js';
 import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { offerdeskArgs } from '../support/offerdesk-command.js';
@@ -88,6 +89,16 @@ describe('offerdesk account set-password', () => {
     expect(row!.password_hash).not.toContain('passphrase');
   }, 60_000);
 
+  it('ends every unused sign-in and password-reset link of the account', async () => {
+    const o = await owner();
+    const signIn = await createSignInLink(db.sql, systemClock, { accountId: o.accountId });
+    const reset = await createSignInLink(db.sql, systemClock, { accountId: o.accountId, purpose: 'password_reset' });
+    const result = await offerdesk(['account', 'set-password', '--email', o.email], 'a long enough passphrase\n');
+    expect(result.code, result.stderr).toBe(0);
+    expect(await useSignInLink(db.sql, systemClock, signIn.token)).toBeNull();
+    expect(await useSignInLink(db.sql, systemClock, reset.token, 'password_reset')).toBeNull();
+  }, 60_000);
+
   it('refuses a password shorter than 10 characters and says so', async () => {
     const o = await owner();
     const result = await offerdesk(['account', 'set-password', '--email', o.email], 'short\n');
@@ -95,6 +106,29 @@ describe('offerdesk account set-password', () => {
     expect(result.stderr).toMatch(/at least 10 characters/);
     const [row] = await db.sql`select password_hash from accounts where id = ${o.accountId}::uuid`;
     expect(row!.password_hash).toBeNull();
+  }, 60_000);
+});
+
+describe('names given on the command line', () => {
+  const forged = 'Olga\nAccept the invitation: http://evil.example/phish';
+  it.each([
+    ['account create', () => ['account', 'create', '--email', `named-${randomTag()}@agency.example`, '--name', forged]],
+    ['workspace create', () => ['workspace', 'create', '--name', 'Agency\u2028Two', '--timezone', 'UTC', '--currency', 'EUR']],
+  ])('%s refuses a name with a line break on one line, exit code 2, and stores nothing', async (_what, args) => {
+    const [before] = await db.sql<{ n: number }[]>`select (select count(*) from accounts) + (select count(*) from workspaces) as n`;
+    const result = await offerdesk(args());
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/name must be one line/)]);
+    const [after] = await db.sql<{ n: number }[]>`select (select count(*) from accounts) + (select count(*) from workspaces) as n`;
+    expect(after!.n).toBe(before!.n);
+  }, 60_000);
+
+  it('key create refuses a name with a control character on one line, exit code 2', async () => {
+    const o = await owner();
+    const result = await offerdesk(['key', 'create', '--workspace', o.workspaceId, '--name', 'CRM\tsync', '--as', o.email]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/name must be one line/)]);
+    expect(await db.sql`select 1 from api_keys where workspace_id = ${o.workspaceId}::uuid`).toHaveLength(0);
   }, 60_000);
 });
 

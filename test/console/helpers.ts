@@ -59,7 +59,15 @@ export function checkAgainstContract(method: string, path: string, status: numbe
   }
 }
 
-/** A browser-like client of one person: it keeps the session cookie and sends its own Origin. */
+/**
+ * The Origin a browser showing the console sends: the public URL's when OFFERDESK_PUBLIC_URL is set
+ * (the console is opened there, in front of the server), else the address the test talks to.
+ */
+export function consoleOrigin(api: TestApi): string {
+  return api.config.publicUrlSet ? new URL(api.config.publicUrl).origin : api.origin;
+}
+
+/** A browser-like client of one person: it keeps the session cookie and sends the console's Origin. */
 export class ConsoleClient {
   cookie: string | null = null;
 
@@ -70,7 +78,7 @@ export class ConsoleClient {
     path: string,
     options: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
   ): Promise<ConsoleAnswer> {
-    const headers = new Headers({ origin: this.api.origin, ...options.headers });
+    const headers = new Headers({ origin: consoleOrigin(this.api), ...options.headers });
     if (this.cookie) headers.set('cookie', this.cookie);
     let payload: string | undefined = options.raw;
     if (options.body !== undefined) {

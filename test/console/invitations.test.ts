@@ -54,6 +54,21 @@ describe('inviting', () => {
     expect(mail.html_body).not.toContain('<b>Owner</b>');
   });
 
+  it('names stored with line breaks cannot forge a line of the plain-text mail', async () => {
+    const w = await consoleWorld(api);
+    const forged = 'Olga\n\nAccept the invitation:\nhttp://evil.example/phish\u2028\n';
+    await api.db.sql`update accounts set name = ${forged} where id = ${w.owner.id}::uuid`;
+    await api.db.sql`update workspaces set name = ${`Agency\r\n\r\n${forged}`} where id = ${w.workspaceId}::uuid`;
+    const { mail, token } = await invite(w, newAddress());
+    const lines = mail.text_body.split('\n');
+    expect(lines.filter((line) => line.startsWith('Accept the invitation'))).toEqual(['Accept the invitation:']);
+    expect(lines.filter((line) => line.startsWith('http'))).toEqual([`${api.config.publicUrl}/console/invitation#token=${token}`]);
+    expect(lines[2]).toBe(
+      'Olga Accept the invitation: http://evil.example/phish invited you to join the workspace "Agency Olga Accept the invitation: http://evil.example/phish" on Offerdesk as a member.',
+    );
+    expect(mail.subject).not.toMatch(/[\r\n\u2028]/);
+  });
+
   it('an admin cannot invite an owner; a member cannot invite; another workspace is 404', async () => {
     const w = await consoleWorld(api);
     expect((await w.admin.client.call('POST', invitations(w), { body: { email: newAddress(), role: 'owner' } })).status).toBe(403);
@@ -80,6 +95,27 @@ describe('inviting', () => {
     expect((await w.owner.client.call('GET', invitations(w))).body.data.map((i: { id: string }) => i.id)).toEqual([second.invitation.id]);
     expect((await new ConsoleClient(api).call('POST', '/invitations/preview', { body: { token: first.token } })).status).toBe(401);
     expect((await new ConsoleClient(api).call('POST', '/invitations/preview', { body: { token: second.token } })).body.data.role).toBe('admin');
+  });
+
+  it('an admin cannot replace an owner\'s open invitation: 403 as for revoking it, and the owner\'s link still works', async () => {
+    const w = await consoleWorld(api);
+    const email = newAddress();
+    const ownerInvite = await invite(w, email, 'owner');
+    const revoke = await w.admin.client.call('POST', `${invitations(w)}/${ownerInvite.invitation.id}/revoke`);
+    const replace = await w.admin.client.call('POST', invitations(w), { body: { email: email.toUpperCase(), role: 'member' } });
+    expect(replace.status).toBe(403);
+    expect(replace.body).toEqual(revoke.body);
+    expect((await w.owner.client.call('GET', invitations(w))).body.data.map((i: { id: string }) => i.id)).toEqual([ownerInvite.invitation.id]);
+    expect((await new ConsoleClient(api).call('POST', '/invitations/preview', { body: { token: ownerInvite.token } })).body.data.role).toBe('owner');
+    expect(await mailsTo(api.db.sql, email)).toHaveLength(1);
+  });
+
+  it('an owner may replace an owner\'s open invitation', async () => {
+    const w = await consoleWorld(api);
+    const email = newAddress();
+    await invite(w, email, 'owner');
+    const second = await invite(w, email, 'member');
+    expect((await w.owner.client.call('GET', invitations(w))).body.data.map((i: { id: string }) => i.id)).toEqual([second.invitation.id]);
   });
 });
 
@@ -110,6 +146,19 @@ describe('accepting', () => {
       select action from audit_entries
        where workspace_id = ${w.workspaceId}::uuid and actor_account_id = ${newId}::uuid and action <> 'signed_in'`;
     expect(audit.map((a) => a.action).sort()).toEqual(['invitation.accepted', 'member.added']);
+  });
+
+  it.each([
+    ['a line break', 'Olga\nAccept the invitation: http://evil.example/phish'],
+    ['the paragraph separator U+2029', 'Olga\u2029Owner'],
+    ['a control character', 'Olga\u0000'],
+  ])('a chosen name with %s is refused at its field and the invitation stays open', async (_what, name) => {
+    const w = await consoleWorld(api);
+    const { token } = await invite(w, newAddress());
+    const refused = await new ConsoleClient(api).call('POST', '/invitations/accept', { body: { token, name, password: PASSWORD } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_request', param: 'name' });
+    expect((await new ConsoleClient(api).call('POST', '/invitations/accept', { body: { token, name: 'Olga Owner', password: PASSWORD } })).status).toBe(200);
   });
 
   it('an address with an account is signed in and added, keeping its password', async () => {

@@ -70,6 +70,17 @@ describe('API keys', () => {
     const second = await world.owner.client.call('GET', `${base()}/api-keys?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
     expect(second.body.data[0].name).toBe('Paged 0');
   });
+  it.each([
+    ['a line break', 'CRM\nAccept the invitation: http://evil.example/phish'],
+    ['the line separator U+2028', 'CRM\u2028sync'],
+    ['a control character', 'CRM\u0085sync'],
+  ])('refuses a name with %s at its field, and makes no key', async (_what, name) => {
+    const answer = await world.owner.client.call('POST', `${base()}/api-keys`, { body: { name } });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'invalid_request', param: 'name' });
+    const [row] = await ctx.api.db.sql<{ n: number }[]>`select count(*)::int as n from api_keys where name = ${name}`;
+    expect(row!.n).toBe(0);
+  });
 });
 
 describe('endpoints', () => {

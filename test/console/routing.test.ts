@@ -46,3 +46,28 @@ describe('methods a path does not list', () => {
     }
   });
 });
+
+describe('a path with a malformed percent escape', () => {
+  it('answers 404 with the not-found body, as the public API does, and logs no error', async () => {
+    const { startTestApi } = await import('../support/api-server.js');
+    const { capturedLogger } = await import('../mail/helpers.js');
+    const { ConsoleClient, person } = await import('./helpers.js');
+    const log = capturedLogger();
+    const api = await startTestApi({ logger: log.logger });
+    try {
+      const someone = await person(api, api.db.sql, api.clock, 'escape');
+      expect((await someone.client.signIn(someone.email)).status).toBe(200);
+      const notFound = { error: { code: 'not_found', message: 'Resource not found.' } };
+      for (const path of ['/workspaces/%E0%A4%A/members', '/workspaces/%zz/api-keys', '/%E0%A4%A']) {
+        const answer = await someone.client.call('GET', path);
+        expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 404, body: notFound });
+      }
+      // Without a session a workspace's path is 401 before its ID is looked at, malformed or not.
+      expect((await new ConsoleClient(api).call('GET', '/workspaces/%E0%A4%A/members')).status).toBe(401);
+      expect(log.lines.filter((line) => JSON.parse(line).level >= 50)).toEqual([]);
+      expect(log.lines.join('')).not.toContain('URIError');
+    } finally {
+      await api.close();
+    }
+  });
+});

@@ -168,6 +168,33 @@ describe('password reset by emailed link', () => {
     expect((await p.client.signIn(p.email, PASSWORD)).status).toBe(200);
   });
 
+  it('a reset ends every unused sign-in and reset link of the account issued before it', async () => {
+    const p = await someone();
+    await client().call('POST', '/session/link-request', { body: { email: p.email } });
+    await client().call('POST', '/password-reset', { body: { email: p.email } });
+    await client().call('POST', '/password-reset', { body: { email: p.email } });
+    const [signIn, firstReset, secondReset] = (await mailsTo(api.db.sql, p.email)).map((mail) => linkOf(mail).token);
+    const reset = await client().call('POST', '/password-reset/complete', { body: { token: secondReset, new_password: 'a brand new password' } });
+    expect(reset.status).toBe(200);
+    expect((await client().call('POST', '/session/link', { body: { token: signIn } })).status).toBe(401);
+    const earlier = await client().call('POST', '/password-reset/complete', { body: { token: firstReset, new_password: 'the attacker\'s password' } });
+    expect(earlier.status).toBe(401);
+    expect((await p.client.signIn(p.email, 'a brand new password')).status).toBe(200);
+  });
+
+  it('a password change in the console ends every unused link of the account', async () => {
+    const p = await someone();
+    expect((await p.client.signIn(p.email)).status).toBe(200);
+    await client().call('POST', '/session/link-request', { body: { email: p.email } });
+    await client().call('POST', '/password-reset', { body: { email: p.email } });
+    const [signIn, reset] = (await mailsTo(api.db.sql, p.email)).map((mail) => linkOf(mail).token);
+    const changed = await p.client.call('POST', '/me/password', { body: { current_password: PASSWORD, new_password: 'a brand new password' } });
+    expect(changed.status).toBe(204);
+    expect((await client().call('POST', '/session/link', { body: { token: signIn } })).status).toBe(401);
+    expect((await client().call('POST', '/password-reset/complete', { body: { token: reset, new_password: 'another password' } })).status).toBe(401);
+    expect((await p.client.call('GET', '/me')).status).toBe(200);
+  });
+
   it('an unknown address gets the same answer and no mail', async () => {
     const ghost = unknownEmail();
     const answer = await client().call('POST', '/password-reset', { body: { email: ghost } });

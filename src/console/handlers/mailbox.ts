@@ -2,6 +2,7 @@ import { listKeptMails, readKeptMail } from '../../mail/sql/listKeptMails.js';
 import { sendJson } from '../../http/respond.js';
 import type { ConsoleHandlerTable, ConsoleRequest } from '../context.js';
 import { refuse } from '../errors.js';
+import { addressedToOwnHost } from '../protection.js';
 import { pathParam } from './paging.js';
 
 /** Mails the development mailbox lists (newest first). */
@@ -10,18 +11,25 @@ export const MAILBOX_LIMIT = 100;
 /**
  * The console's settings for the signed-out sign-in page, and the development mailbox of the
  * embedded default (console-api.yaml tags "Session" and "Mailbox"). The mailbox answers only when
- * config.mail.mailboxOpen (local mode on a loopback address, src/config/mail.ts): there it is
- * open to signed-out visitors, because the sign-in link mail must be readable before signing in;
- * everywhere else it is 404, as if it did not exist.
+ * config.mail.mailboxOpen (local mode on a loopback address, src/config/mail.ts) and the request
+ * is addressed to a loopback name or the public URL's host (protection.ts addressedToOwnHost), so
+ * a DNS-rebinding page, which reaches 127.0.0.1 under a host name of its own, cannot read it. There
+ * it is open to signed-out visitors, because the sign-in link mail must be readable before signing
+ * in; everywhere else it is 404, as if it did not exist, and the config says it is not served.
  */
+
+function mailboxServed(request: ConsoleRequest): boolean {
+  const { config } = request.deps;
+  return config.mail.mailboxOpen && addressedToOwnHost(request.req, config.publicUrl);
+}
 
 function getConsoleConfig(request: ConsoleRequest): void {
   const { mail } = request.deps.config;
-  sendJson(request.res, 200, { data: { mail: { mode: mail.mode, mailbox: mail.mailboxOpen } } });
+  sendJson(request.res, 200, { data: { mail: { mode: mail.mode, mailbox: mailboxServed(request) } } });
 }
 
 function requireMailbox(request: ConsoleRequest): void {
-  if (!request.deps.config.mail.mailboxOpen) throw refuse.notFound();
+  if (!mailboxServed(request)) throw refuse.notFound();
 }
 
 const iso = (at: Date) => at.toISOString();

@@ -3,6 +3,7 @@ import { SIGN_IN_LINK_TTL_MS } from '../../domain/sign-in-links.js';
 import { INVITATION_TTL_MS } from '../../domain/invitations.js';
 import type { Role } from '../../domain/accounts.js';
 import { MINUTE, DAY } from '../../clock.js';
+import { oneLine } from '../../domain/names.js';
 import { renderHtml, renderText, type MailBody } from './layout.js';
 
 /**
@@ -14,15 +15,20 @@ import { renderHtml, renderText, type MailBody } from './layout.js';
 const LINK_MINUTES = SIGN_IN_LINK_TTL_MS / MINUTE;
 const INVITATION_DAYS = INVITATION_TTL_MS / DAY;
 
+/**
+ * Every value from a person (a name, a workspace name) goes into a mail through oneLine: a line
+ * break in it could otherwise add lines of its own to the plain-text part, such as a second
+ * "Accept the invitation:" with another address above the real one, and a subject is one line.
+ * New names with such characters are refused (domain/names.ts); names stored before are
+ * collapsed here.
+ */
 function draft(kind: MailDraft['kind'], to: string, subject: string, body: MailBody, workspaceId: string | null = null): MailDraft {
-  // Names in a subject come from people and may hold a line break; a subject is one line.
-  const line = subject.replace(/\s+/g, ' ').trim();
-  return { kind, to, subject: line, text: renderText(body), html: renderHtml(body), workspaceId };
+  return { kind, to, subject: oneLine(subject), text: renderText(body), html: renderHtml(body), workspaceId };
 }
 
 export function signInLinkMail(to: { email: string; name: string }, url: string): MailDraft {
   return draft('sign_in_link', to.email, 'Your Offerdesk sign-in link', {
-    lead: [`Hello ${to.name},`, 'someone (we hope you) asked for a link to sign in to the Offerdesk console.'],
+    lead: [`Hello ${oneLine(to.name)},`, 'someone (we hope you) asked for a link to sign in to the Offerdesk console.'],
     action: 'Sign in to Offerdesk',
     url,
     after: [
@@ -34,7 +40,7 @@ export function signInLinkMail(to: { email: string; name: string }, url: string)
 
 export function passwordResetMail(to: { email: string; name: string }, url: string): MailDraft {
   return draft('password_reset', to.email, 'Reset your Offerdesk password', {
-    lead: [`Hello ${to.name},`, 'someone (we hope you) asked to set a new password for your Offerdesk account.'],
+    lead: [`Hello ${oneLine(to.name)},`, 'someone (we hope you) asked to set a new password for your Offerdesk account.'],
     action: 'Choose a new password',
     url,
     after: [
@@ -50,14 +56,16 @@ export function invitationMail(
   input: { email: string; role: Role; workspaceId: string; workspaceName: string; inviterName: string },
   url: string,
 ): MailDraft {
+  const inviterName = oneLine(input.inviterName);
+  const workspaceName = oneLine(input.workspaceName);
   return draft(
     'invitation',
     input.email,
-    `${input.inviterName} invited you to ${input.workspaceName} on Offerdesk`,
+    `${inviterName} invited you to ${workspaceName} on Offerdesk`,
     {
       lead: [
         'Hello,',
-        `${input.inviterName} invited you to join the workspace "${input.workspaceName}" on Offerdesk as ${ROLE_WORDS[input.role]}.`,
+        `${inviterName} invited you to join the workspace "${workspaceName}" on Offerdesk as ${ROLE_WORDS[input.role]}.`,
       ],
       action: 'Accept the invitation',
       url,
