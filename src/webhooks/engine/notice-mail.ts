@@ -1,3 +1,4 @@
+import { oneLine } from '../../domain/names.js';
 import { escapeHtml, publicLink } from '../../mail/links.js';
 import type { MailDraft } from '../../mail/outbox.js';
 import type { HealthNotice } from './health.js';
@@ -68,9 +69,10 @@ export function noticeMail(f: NoticeFacts, to: string): MailDraft {
   const errors =
     f.notice === 'endpoint_recovered'
       ? []
-      : f.lastErrors.map((e) => `${utc(e.attempted_at)}: ${e.status_code !== null ? `HTTP ${e.status_code}` : 'no answer'}${e.error ? ` (${e.error})` : ''}`);
+      : f.lastErrors.map((e) => `${utc(e.attempted_at)}: ${e.status_code !== null ? `HTTP ${e.status_code}` : 'no answer'}${e.error ? ` (${oneLine(e.error)})` : ''}`);
   const action = f.notice === 'endpoint_paused' ? 'Resume the endpoint' : 'See the endpoint';
-  const footer = `You get this mail as an owner or admin of the workspace "${f.workspaceName}". Switch these notices off on your account page: ${accountLink}`;
+  // A workspace name stored before names were held to one line could forge a line of the text part.
+  const footer = `You get this mail as an owner or admin of the workspace "${oneLine(f.workspaceName)}". Switch these notices off on your account page: ${accountLink}`;
   const text = [
     ...lines,
     '',
