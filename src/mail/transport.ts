@@ -89,14 +89,21 @@ export const SMTP_LIMITS: SmtpLimits = {
  * SMTP through nodemailer, one connection (and one nodemailer transport) per mail: mail is rare,
  * no pool goes stale, and what is learnt of a conversation belongs to that mail alone. Tests pass
  * shorter `limits`.
+ *
+ * Credentials in SMTP_URL only travel over TLS: an smtp:// server must take STARTTLS before AUTH
+ * (smtps:// is TLS from the start), unless `allowPlaintextAuth` (SMTP_ALLOW_PLAINTEXT_AUTH) says
+ * the relay is trusted without it.
  */
 export function createSmtpTransport(
-  config: Pick<MailConfig, 'smtpUrl' | 'from'>,
+  config: Pick<MailConfig, 'smtpUrl' | 'from' | 'allowPlaintextAuth'>,
   limits: SmtpLimits = SMTP_LIMITS,
 ): MailTransport {
   if (!config.smtpUrl) throw new Error('createSmtpTransport needs SMTP_URL');
+  const url = new URL(config.smtpUrl);
+  const requireTLS = (url.username !== '' || url.password !== '') && config.allowPlaintextAuth !== true;
   const options = {
     url: config.smtpUrl,
+    requireTLS,
     connectionTimeout: limits.connectionTimeoutMs,
     greetingTimeout: limits.greetingTimeoutMs,
     socketTimeout: limits.socketTimeoutMs,
@@ -140,7 +147,11 @@ export function createSmtpTransport(
         if (deadline.signal.aborted) {
           return classifySmtpError(new Error(`no answer from the SMTP server within ${limits.sendDeadlineMs} ms`), messageWritten);
         }
-        return classifySmtpError(thrown, messageWritten);
+        const result = classifySmtpError(thrown, messageWritten);
+        if (requireTLS && result.outcome === 'retry' && isTlsRefusal(thrown)) {
+          return { outcome: 'retry', reason: `${TLS_REQUIRED}: ${result.reason}`.slice(0, MAX_REASON_CHARS) };
+        }
+        return result;
       } finally {
         clearTimeout(timer);
         transporter.close();
@@ -149,4 +160,12 @@ export function createSmtpTransport(
     // Nothing outlives a mail: each send makes and closes its own connection.
     close() {},
   };
+}
+
+const TLS_REQUIRED = 'no TLS with the SMTP server, so the credentials of SMTP_URL were not sent (SMTP_ALLOW_PLAINTEXT_AUTH allows it for a trusted relay)';
+
+/** STARTTLS refused, not offered or failed: nodemailer's ETLS, or its answer to STARTTLS/EHLO under requireTLS. */
+function isTlsRefusal(thrown: unknown): boolean {
+  const error = (thrown ?? {}) as SmtpError;
+  return error.code === 'ETLS' || error.command === 'STARTTLS' || /STARTTLS/.test(error.message ?? '');
 }
