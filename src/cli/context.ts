@@ -24,6 +24,14 @@ export class CliError extends Error {
   override name = 'CliError';
 }
 
+/**
+ * A command's spans are exported before it exits, for at most this long (retries included), and
+ * their loss is one warning line: telemetry never changes a command's output or exit code, nor
+ * holds up a script (docs/operations.md "Tracing").
+ */
+const CLI_TRACE_EXPORT_MS = 1500;
+const CLI_TRACE_SHUTDOWN_MS = 2000;
+
 export interface CommandEnv {
   sql: Sql;
   clock: Clock;
@@ -60,7 +68,7 @@ export function createCliContext(clock: Clock = systemClock): CliContext {
         const config = loadConfig();
         // With tracing on, the command is one span (its outbox rows keep its traceparent), exported
         // before the process ends; started before the pool so its statements are traced too.
-        const tracing = await startTracing(config.tracing);
+        const tracing = await startTracing(config.tracing, { exportTimeoutMs: CLI_TRACE_EXPORT_MS, shutdownTimeoutMs: CLI_TRACE_SHUTDOWN_MS });
         try {
           const db = await openDatabase(config, { applicationName: 'offerdesk-cli' });
           if (ctx.verbose) process.stderr.write(`offerdesk: database: ${db.description}\n`);
@@ -71,7 +79,8 @@ export function createCliContext(clock: Clock = systemClock): CliContext {
             await db.close();
           }
         } finally {
-          await tracing.shutdown();
+          const lost = await tracing.shutdown();
+          if (lost) process.stderr.write(`offerdesk: warning: traces not exported: ${oneLine(lost)}\n`);
         }
       } catch (thrown) {
         fail(thrown);

@@ -1,4 +1,4 @@
-import { ConfigError, type Env } from './values.js';
+import { boolean, ConfigError, type Env } from './values.js';
 
 /**
  * How mail leaves the service:
@@ -20,6 +20,13 @@ export interface MailConfig {
   smtpUrl: string | undefined;
   /** The From header (MAIL_FROM): an address, or "Name <address>". */
   from: string;
+  /**
+   * SMTP_ALLOW_PLAINTEXT_AUTH: SMTP_URL's credentials may go to a server that offers no STARTTLS,
+   * for a relay on this host or a private network. Off (the default, and when unset here), an
+   * smtp:// server given credentials must take STARTTLS before AUTH, so a server without it, or a
+   * man in the middle who strips it from the EHLO reply, never sees the password (README "Mail").
+   */
+  allowPlaintextAuth?: boolean;
   /**
    * The development mailbox (/console/mailbox) is served, to signed-out visitors too: only in
    * `local` mode and only while the server listens on a loopback address, since the sign-in link
@@ -54,6 +61,7 @@ export function loadMailConfig(env: Env, databaseUrl: string | undefined, host: 
   if (!MAIL_FROM_FORM.test(from)) {
     throw new ConfigError(`MAIL_FROM must be an address or "Name <address>", got "${env.MAIL_FROM}"`);
   }
+  const allowPlaintextAuth = boolean(env, 'SMTP_ALLOW_PLAINTEXT_AUTH', false);
   const mode: MailMode = smtpUrl ? 'smtp' : databaseUrl === undefined ? 'local' : 'off';
-  return { mode, smtpUrl, from, mailboxOpen: mode === 'local' && LOOPBACK_HOSTS.has(host) };
+  return { mode, smtpUrl, from, allowPlaintextAuth, mailboxOpen: mode === 'local' && LOOPBACK_HOSTS.has(host) };
 }

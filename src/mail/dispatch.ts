@@ -56,6 +56,11 @@ async function sendOne(deps: MailDispatchDeps, mail: ClaimedMail): Promise<MailO
   } else if (result.outcome === 'refused') {
     await finishMail(deps.sql, { id: mail.id, status: 'refused', reason: result.reason, now });
     deps.logger.warn({ ...about, reason: result.reason }, 'mail refused by the SMTP server; not retried');
+  } else if (result.outcome === 'unconfirmed') {
+    // Sent to its end without a verdict: the server may have it. Not sent again (a repeat would
+    // reach the person twice); the row and this line tell an operator what to check.
+    await finishMail(deps.sql, { id: mail.id, status: 'unconfirmed', reason: result.reason, now });
+    deps.logger.error({ ...about, reason: result.reason }, 'mail sent but not confirmed by the SMTP server; not sent again');
   } else {
     const next = nextMailAttemptAt({ attempts: mail.attempts, firstAttemptAt: mail.first_attempt_at, now });
     if (next) {

@@ -26,8 +26,11 @@ export type AttemptOutcomeLabel = (typeof ATTEMPT_OUTCOMES)[number];
 export const RATE_LIMITS = ['key', 'ip'] as const;
 export type RateLimitLabel = (typeof RATE_LIMITS)[number];
 
-/** What became of one mail: handed over, to be tried again, or refused for good. */
-export const MAIL_OUTCOMES = ['sent', 'retry', 'refused'] as const;
+/**
+ * What became of one mail: handed over, to be tried again, refused for good, or unconfirmed (sent
+ * in full, but the server's verdict never came; not sent again, so never twice).
+ */
+export const MAIL_OUTCOMES = ['sent', 'retry', 'refused', 'unconfirmed'] as const;
 export type MailOutcome = (typeof MAIL_OUTCOMES)[number];
 
 const SECOND_BUCKETS_HTTP = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

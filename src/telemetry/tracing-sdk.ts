@@ -50,11 +50,12 @@ const KINDS: Record<SpanKindName, SpanKind> = {
 };
 const TRACER_NAME = 'offerdesk';
 
-export function startSdk(config: TracingConfig): TracingRuntime {
-  // Only the endpoint is passed: the exporter reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT,
-  // _COMPRESSION and the certificate variables from the environment itself (config/tracing.ts).
-  const exporter =
-    config.protocol === 'http/json' ? new OtlpJsonExporter({ url: config.tracesUrl }) : new OtlpProtobufExporter({ url: config.tracesUrl });
+export function startSdk(config: TracingConfig, options: { exportTimeoutMs?: number } = {}): TracingRuntime {
+  // The endpoint is passed, and a short-lived command's export timeout (given settings win over
+  // the environment's): the exporter reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and
+  // the certificate variables from the environment itself (config/tracing.ts).
+  const settings = { url: config.tracesUrl, ...(options.exportTimeoutMs === undefined ? {} : { timeoutMillis: options.exportTimeoutMs }) };
+  const exporter = config.protocol === 'http/json' ? new OtlpJsonExporter(settings) : new OtlpProtobufExporter(settings);
   const configured = new FollowLinksSampler(sampler(config));
   const roots = new RootDecisions(configured);
   const provider = new NodeTracerProvider({

@@ -15,30 +15,64 @@ export type { SpanKindName, SpanOptions } from './tracing-types.js';
 export interface Tracing {
   /** Exports every span ended so far (a short-lived CLI command calls it before it exits). */
   flush(): Promise<void>;
-  /** Flushes, then stops the SDK; tracing is off again afterwards. */
-  shutdown(): Promise<void>;
+  /**
+   * Exports what is left, then stops the SDK; tracing is off again afterwards. Never rejects and
+   * never outlasts `shutdownTimeoutMs`: a collector that is down or silent costs the spans not
+   * yet exported, never the caller's result. Resolves to why spans were lost, or null.
+   */
+  shutdown(): Promise<string | null>;
+}
+
+export interface TracingOptions {
+  /**
+   * Longest one export may take, its retries included (the OTLP exporter's timeout), for a
+   * short-lived command; unset, the exporter's own (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s).
+   */
+  exportTimeoutMs?: number;
+  /** Longest shutdown() waits for the last export; unset, as long as the export takes. */
+  shutdownTimeoutMs?: number;
 }
 
 let runtime: TracingRuntime | undefined;
-const OFF: Tracing = { flush: async () => {}, shutdown: async () => {} };
+const OFF: Tracing = { flush: async () => {}, shutdown: async () => null };
 
 /**
  * Loads and registers the SDK when tracing is enabled; otherwise does nothing. Call it before the
  * database pool and the app are made, so they pick tracing up.
  */
-export async function startTracing(config: TracingConfig): Promise<Tracing> {
+export async function startTracing(config: TracingConfig, options: TracingOptions = {}): Promise<Tracing> {
   if (!config.enabled) return OFF;
   if (runtime) throw new Error('tracing is already started in this process');
   const { startSdk } = await import('./tracing-sdk.js');
-  const started = startSdk(config);
+  const started = startSdk(config, { exportTimeoutMs: options.exportTimeoutMs });
   runtime = started;
   return {
     flush: () => started.flush(),
     async shutdown() {
       if (runtime === started) runtime = undefined;
-      await started.shutdown();
+      return boundedShutdown(started.shutdown(), options.shutdownTimeoutMs);
     },
   };
+}
+
+/** `stopping` settled as a reason (null: all exported); past `limitMs`, a reason saying so. */
+async function boundedShutdown(stopping: Promise<void>, limitMs: number | undefined): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = stopping.then(
+    () => null,
+    (thrown: unknown) => (thrown instanceof Error ? thrown.message : String(thrown)) || 'export failed',
+  );
+  if (limitMs === undefined) return outcome;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer from the collector within ${limitMs} ms`), limitMs);
+    // The export in flight ends by its own timeout; this timer must not hold the process.
+    timer.unref();
+  });
+  try {
+    return await Promise.race([outcome, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -18,33 +18,62 @@ export interface SmtpReceiver {
   refuse: Set<string>;
   /** While > 0, each message is read and then answered 451 at the end of DATA, and this counts down. */
   deferNextData: number;
+  /** A slow server: how long it waits before answering MAIL FROM, RCPT TO and the end of DATA. */
+  delays: { mailFromMs: number; rcptToMs: number; dataEndMs: number };
+  /** Conversations ended so far (by either side). */
+  closed: number;
+  /** AUTH attempts (with `auth`), by user name. */
+  logins: string[];
   /** Connection refused until `up()` (the port is closed). */
   down(): Promise<void>;
   up(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A real SMTP server (npm smtp-server) on a loopback socket, no TLS, no authentication. */
-export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+/** The credentials a receiver started with `auth` takes. */
+export const SMTP_USER = 'mailer';
+export const SMTP_PASSWORD = 'relay-password-4d8f';
+
+/**
+ * A real SMTP server (npm smtp-server) on a loopback socket, no TLS. With `auth`, it offers AUTH
+ * (without STARTTLS, which it does not offer) and requires it before MAIL FROM.
+ */
+export async function startSmtpReceiver(options: { auth?: boolean } = {}): Promise<SmtpReceiver> {
   const received: ReceivedMail[] = [];
   const deferred: ReceivedMail[] = [];
   const refuse = new Set<string>();
   const receiver = {} as SmtpReceiver;
+  const later = (ms: number, then: () => void) => (ms > 0 ? void setTimeout(then, ms) : then());
   const make = () =>
     new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: !options.auth,
+      allowInsecureAuth: options.auth === true,
+      disabledCommands: options.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
       logger: false,
+      onAuth(auth, _session, callback) {
+        receiver.logins.push(auth.username ?? '');
+        if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) return callback(null, { user: auth.username });
+        callback(new Error('invalid credentials'));
+      },
+      onClose() {
+        receiver.closed += 1;
+      },
+      onMailFrom(_address, _session, callback) {
+        later(receiver.delays.mailFromMs, () => callback());
+      },
       onRcptTo(address, _session, callback) {
-        if (refuse.has(address.address)) {
-          const error = new Error('mailbox unavailable') as Error & { responseCode: number };
-          error.responseCode = 550;
-          return callback(error);
-        }
-        callback();
+        later(receiver.delays.rcptToMs, () => {
+          if (refuse.has(address.address)) {
+            const error = new Error('mailbox unavailable') as Error & { responseCode: number };
+            error.responseCode = 550;
+            return callback(error);
+          }
+          callback();
+        });
       },
       onData(stream, session, callback) {
         simpleParser(stream)
+          .then((parsed) => new Promise<ParsedMail>((resolve) => later(receiver.delays.dataEndMs, () => resolve(parsed))))
           .then((parsed) => {
             if (receiver.deferNextData > 0) {
               receiver.deferNextData -= 1;
@@ -73,6 +102,9 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     deferred,
     refuse,
     deferNextData: 0,
+    delays: { mailFromMs: 0, rcptToMs: 0, dataEndMs: 0 },
+    closed: 0,
+    logins: [],
     down: () => new Promise<void>((resolve) => server.close(() => resolve())),
     async up() {
       server = make();

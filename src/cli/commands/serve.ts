@@ -62,7 +62,8 @@ async function serve(options: ServeOptions): Promise<void> {
       try {
         const service = await startup!;
         await service.stop();
-        await tracing.shutdown();
+        const lost = await tracing.shutdown();
+        if (lost) logger.warn({ reason: lost }, 'traces not exported at shutdown');
       } catch (error) {
         logger.error({ err: coerceError(error) }, 'shutdown failed');
         process.exit(EXIT_FORCED);

@@ -60,6 +60,7 @@ export function register(program: Command): void {
       await worker.stop();
       await metrics.close();
       await db.close();
-      await tracing.shutdown();
+      const lost = await tracing.shutdown();
+      if (lost) logger.warn({ reason: lost }, 'traces not exported at shutdown');
     });
 }

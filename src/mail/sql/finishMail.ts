@@ -1,12 +1,13 @@
 import type { Queryable } from '../../db/connect.js';
 
 /**
- * The end of a mail: sent (accepted by the SMTP server) or refused (for good). Its subject and
- * bodies are erased, so a sign-in or invitation token does not stay at rest once the mail left.
+ * The end of a mail: sent (accepted by the SMTP server), refused (for good) or unconfirmed (sent
+ * in full, no verdict; not sent again). Its subject and bodies are erased, so a sign-in or
+ * invitation token does not stay at rest once the mail left.
  */
 export async function finishMail(
   sql: Queryable,
-  input: { id: string; status: 'sent' | 'refused'; reason: string | null; now: Date },
+  input: { id: string; status: 'sent' | 'refused' | 'unconfirmed'; reason: string | null; now: Date },
 ): Promise<void> {
   await sql`
     update mail_outbox
