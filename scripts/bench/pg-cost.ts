@@ -68,6 +68,8 @@ export interface PgCost {
   /** The bench database's WAL (pg_walinspect); null where it cannot be read. */
   databaseWalBytesPerDelivery: number | null;
   databaseWalRecordsPerDelivery: number | null;
+  /** Of its WAL bytes, full-page images: as many as checkpoints came (another database's can force one), so noisy. */
+  databaseWalFpiBytesPerDelivery: number | null;
   /** The whole server's WAL (pg_stat_wal). */
   walBytesPerDelivery: number;
   walRecordsPerDelivery: number;
@@ -148,17 +150,17 @@ async function holdWal(sql: Sql): Promise<{ release(): Promise<void> } | null> {
 }
 
 /** WAL records from `start` to what is flushed now that belong to the bench database; null if unreadable. */
-async function databaseWal(sql: Sql, start: string): Promise<{ bytes: number; records: number } | null> {
+async function databaseWal(sql: Sql, start: string): Promise<{ bytes: number; records: number; fpiBytes: number } | null> {
   try {
     const [oid] = await sql<{ oid: number }[]>`select oid::int from pg_database where datname = current_database()`;
     // A block reference reads "rel <tablespace>/<database>/<relfilenode> fork ...".
-    const [row] = await sql<{ bytes: number; records: number }[]>`
+    const [row] = await sql<{ bytes: number; records: number; fpiBytes: number }[]>`
       with records as materialized (
-        select xid, record_length, strpos(coalesce(block_ref, ''), ${`/${oid!.oid}/`}) > 0 as ours
+        select xid, record_length, fpi_length, strpos(coalesce(block_ref, ''), ${`/${oid!.oid}/`}) > 0 as ours
           from pg_get_wal_records_info(${start}::pg_lsn, pg_current_wal_flush_lsn())
       ),
       transactions as (select distinct xid from records where ours and xid <> '0'::xid)
-      select coalesce(sum(record_length), 0)::float8 as bytes, count(*)::float8 as records
+      select coalesce(sum(record_length), 0)::float8 as bytes, count(*)::float8 as records, coalesce(sum(fpi_length), 0)::float8 as "fpiBytes"
         from records where ours or xid in (select xid from transactions)`;
     return row!;
   } catch {
@@ -189,8 +191,9 @@ export async function startPgCostMeter(sql: Sql, poolSize: number) {
   const [own] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
   if (!readTicks(own!.pid)) readable = false;
   const inspectable = await walInspectable(sql);
-  const slot = inspectable ? await holdWal(sql) : null;
+  // Read while every connection is in the pool: the slot's reserved one would keep its pending counters.
   const before = await readCounters(sql, poolSize);
+  const slot = inspectable ? await holdWal(sql) : null;
   const [start] = await sql<{ lsn: string }[]>`select pg_current_wal_insert_lsn()::text as lsn`;
   if (readable) await sample();
   started = true;
@@ -217,9 +220,9 @@ export async function startPgCostMeter(sql: Sql, poolSize: number) {
       return row!.n === 0;
     };
     for (const deadline = Date.now() + EXIT_WAIT_MS; !(await othersGone()) && Date.now() < deadline; ) await sleep(50);
-    const after = await readCounters(sql, poolSize);
     const wal = inspectable ? await databaseWal(sql, start!.lsn) : null;
     await slot?.release();
+    const after = await readCounters(sql, poolSize);
     const per = (value: number) => value / Math.max(1, deliveries);
     const ticks = (background: boolean) => [...backends.values()].filter((b) => b.background === background).reduce((sum, b) => sum + b.last - b.first, 0);
     const tables: TableWrites[] = [];
@@ -238,6 +241,7 @@ export async function startPgCostMeter(sql: Sql, poolSize: number) {
       backendsSeen: [...backends.values()].filter((b) => !b.background).length,
       databaseWalBytesPerDelivery: wal && per(wal.bytes),
       databaseWalRecordsPerDelivery: wal && per(wal.records),
+      databaseWalFpiBytesPerDelivery: wal && per(wal.fpiBytes),
       walBytesPerDelivery: per(after.walBytes - before.walBytes),
       walRecordsPerDelivery: per(after.walRecords - before.walRecords),
       indexEntriesPerDelivery: per(tables.reduce((sum, t) => sum + t.indexEntries, 0)),
