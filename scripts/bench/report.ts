@@ -142,13 +142,13 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
   }
   if (w) {
     log(`\nWebhook delivery (${options.webhooks.concurrency} concurrent attempts per worker, start limit lifted)`);
-    const header = ['run', 'events', 'deliveries', 'per s', 'e2e p50 ms', 'e2e p99 ms', 'duplicates', 'stmts/delivery', 'tx/delivery', 'PG CPU µs', 'WAL bytes', 'WAL records', 'server WAL', 'index entries'];
+    const header = ['run', 'events', 'deliveries', 'per s', 'e2e p50 ms', 'e2e p99 ms', 'duplicates', 'stmts/delivery', 'tx/delivery', 'PG CPU µs', 'WAL bytes', 'full pages', 'WAL records', 'server WAL', 'index entries'];
     const rows = webhookRuns(w).map(([name, r]) => [
       ...[name, String(r.events), String(r.deliveries), f(r.perSecond), f(r.e2eP50Ms), f(r.e2eP99Ms), String(r.duplicates), f(r.statementsPerDelivery, 1), f(r.transactionsPerDelivery, 2)],
-      ...[f(r.pg.pgCpuUsPerDelivery), f(r.pg.databaseWalBytesPerDelivery), f(r.pg.databaseWalRecordsPerDelivery, 1), f(r.pg.walBytesPerDelivery), f(r.pg.indexEntriesPerDelivery, 1)],
+      ...[f(r.pg.pgCpuUsPerDelivery), f(r.pg.databaseWalBytesPerDelivery), f(r.pg.databaseWalFpiBytesPerDelivery), f(r.pg.databaseWalRecordsPerDelivery, 1), f(r.pg.walBytesPerDelivery), f(r.pg.indexEntriesPerDelivery, 1)],
     ]);
     log(table(header, rows));
-    log(`(PostgreSQL per delivery: CPU of the bench database's backends; its WAL (pg_walinspect) and the whole server's (pg_stat_wal); index entries = (inserts + non-HOT updates) x indexes)`);
+    log(`(PostgreSQL per delivery: CPU of the bench database's backends; its WAL (pg_walinspect; full pages come with checkpoints, which other databases can force) and the whole server's (pg_stat_wal); index entries = (inserts + non-HOT updates) x indexes)`);
     log(`baseline sender (no database): ${f(w.baseline.perSecond)} deliveries/s over ${w.baseline.sent}; worker/baseline ${f(w.ratio, 2)}x`);
     const tp = w.throughput.pg;
     const polluted = webhookRuns(w).filter(([, r]) => r.pg.otherDatabasesRowsWritten > 0).map(([name]) => name);
@@ -198,7 +198,7 @@ export function compareWithPrevious(results: BenchResults, previous: BenchResult
   // Results files written before the PostgreSQL cost was measured have no `pg`.
   if (was && now)
     log(
-      `  webhooks throughput per delivery: WAL ${f(walOf(was).bytes)} -> ${f(walOf(now).bytes)} bytes, ${f(walOf(was).records, 1)} -> ${f(walOf(now).records, 1)} records (${walOf(now).of}), ` +
+      `  webhooks throughput per delivery: WAL ${f(walOf(was).bytes)} -> ${f(walOf(now).bytes)} bytes, ${f(walOf(was).records, 1)} -> ${f(walOf(now).records, 1)} records (${walOf(was).of === walOf(now).of ? walOf(now).of : `${walOf(was).of} -> ${walOf(now).of}`}), ` +
         `PostgreSQL CPU ${f(was.pgCpuUsPerDelivery)} -> ${f(now.pgCpuUsPerDelivery)} µs, index entries ${f(was.indexEntriesPerDelivery, 1)} -> ${f(now.indexEntriesPerDelivery, 1)}`,
     );
 }

@@ -175,7 +175,7 @@ export async function measure(b: Bench, label: string, workers: number, commit: 
     ...{ duplicates, workers, statementsPerDelivery: counts.statements / attempted, transactionsPerDelivery: counts.transactions / attempted, pg },
   };
   const cpu = pg.pgCpuUsPerDelivery === null ? '-' : pg.pgCpuUsPerDelivery.toFixed(0);
-  const dbWal = pg.databaseWalBytesPerDelivery === null ? 'its database\'s WAL unread' : `${pg.databaseWalBytesPerDelivery.toFixed(0)} WAL bytes in ${pg.databaseWalRecordsPerDelivery!.toFixed(1)} records`;
+  const dbWal = pg.databaseWalBytesPerDelivery === null ? 'its database\'s WAL unread' : `${pg.databaseWalBytesPerDelivery.toFixed(0)} WAL bytes (${pg.databaseWalFpiBytesPerDelivery!.toFixed(0)} of them full pages) in ${pg.databaseWalRecordsPerDelivery!.toFixed(1)} records`;
   const others = pg.otherDatabasesRowsWritten > 0 ? `, other databases wrote ${pg.otherDatabasesRowsWritten} rows meanwhile` : '';
   b.log(
     `${label.padEnd(22)} ${stats.deliveries} deliveries in ${seconds.toFixed(1)} s = ${stats.perSecond.toFixed(0)}/s, commit->receiver p50 ${stats.e2eP50Ms.toFixed(1)} ms ` +
