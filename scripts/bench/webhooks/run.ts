@@ -19,7 +19,7 @@ const METHOD =
   'Deliveries/s = first attempts arrived at the receiver / (last arrival - first commit). End-to-end = receiver arrival - commit, wall clock. ' +
   'Statements per delivery: every statement the worker process sent (postgres.js debug hook; begin/commit included) / attempts at the receiver. ' +
   'PostgreSQL per delivery (pg): from the worker start to the last arrival, over first attempts arrived: CPU of the bench database\'s backends (/proc, sampled each second; ' +
-  'a backend that exits loses its last second, so low if anything), WAL bytes and records (pg_stat_wal, the whole server: otherDatabasesRowsWritten says if others wrote), ' +
+  'a backend that exits loses its last second, so low if anything), WAL bytes and records of the bench database (database*, pg_walinspect: its blocks and its transactions\' commits) and of the whole server (pg_stat_wal, which other databases inflate), ' +
   'index entries = per table (inserts + non-HOT updates) x its indexes (partial ones counted for every row: an upper bound). ' +
   'Backlog rows: open deliveries written directly (as fan-out leaves them), one worker started, rate from its first arrival to the measured count.';
 
