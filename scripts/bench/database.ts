@@ -13,7 +13,7 @@ export type BenchDatabase = Awaited<ReturnType<typeof openBenchDatabase>>;
 export type DatabaseSetup = BenchDatabase['setup'];
 
 /** Pool of the orchestrating process: seeding runs one statement at a time, probes need a few. */
-const ORCHESTRATOR_POOL = 4;
+export const ORCHESTRATOR_POOL = 4;
 
 export async function openBenchDatabase(config: Config, name: string, options: { recreate: boolean; log: (line: string) => void }) {
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, log: options.log });

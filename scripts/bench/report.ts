@@ -22,6 +22,8 @@ export const TARGETS = {
   ...{ seedSeconds: 180, readRatio: 0.6, readCpuRatio: 2, expiredLatencyRatio: 2, deepPageRatio: 1.2, rssMb: 250 },
   ...{ webhookRatio: 0.5, webhookP50Ms: 250, failingEndpointSlowdown: 0.1, webhookBacklogShare: 0.8, webhookScaleOut: 1.7, webhookFairnessP99Ms: 5_000 },
   ...{ webhookStatementsPerDelivery: 1.5, webhookTransactionsPerDelivery: 0.2, workspaceScaleShare: 0.8, newlyActiveP99Ms: 5_000 },
+  // What a delivery may cost PostgreSQL in the throughput run (pg-cost.ts), and the rate those costs allow.
+  ...{ webhookWalBytesPerDelivery: 3_200, webhookPgCpuUsPerDelivery: 250, webhookStorageRatio: 0.4 },
   ...{ logPageP95Ms: 50, logWorkerShare: 0.9, logRetentionMs: 1_000 },
 };
 
@@ -81,7 +83,22 @@ function webhookTargets(w: WebhookResults): string[] {
       (st ?? Infinity) <= TARGETS.webhookStatementsPerDelivery && (tx ?? Infinity) <= TARGETS.webhookTransactionsPerDelivery,
     ),
     target(`small workspaces' first attempts p99 <= ${TARGETS.webhookFairnessP99Ms / 1000} s beside a flood: ${f(w.fairness.smallFirstAttemptsP99Ms / 1000, 2)} s`, w.fairness.smallFirstAttemptsP99Ms <= TARGETS.webhookFairnessP99Ms),
+    ...costTargets(w),
     ...scaleTargets(w),
+  ];
+}
+
+/** The bench database's WAL where pg_walinspect read it, else the whole server's (which other databases inflate). */
+const walOf = (pg: RunStats['pg']) =>
+  pg.databaseWalBytesPerDelivery === null ? { bytes: pg.walBytesPerDelivery, records: pg.walRecordsPerDelivery, of: 'the server' } : { bytes: pg.databaseWalBytesPerDelivery, records: pg.databaseWalRecordsPerDelivery!, of: 'its database' };
+
+function costTargets({ throughput: { pg }, ratio }: WebhookResults): string[] {
+  const cpu = pg.pgCpuUsPerDelivery;
+  const wal = walOf(pg);
+  return [
+    target(`throughput run: <= ${TARGETS.webhookWalBytesPerDelivery.toLocaleString('en')} WAL bytes per delivery: ${f(wal.bytes)} (${wal.of})`, wal.bytes <= TARGETS.webhookWalBytesPerDelivery),
+    target(`throughput run: <= ${TARGETS.webhookPgCpuUsPerDelivery} µs of PostgreSQL CPU per delivery: ${cpu === null ? 'not measured' : `${f(cpu)} µs`}`, (cpu ?? Infinity) <= TARGETS.webhookPgCpuUsPerDelivery),
+    target(`with those costs, worker >= ${TARGETS.webhookStorageRatio}x baseline sender: ${f(ratio, 2)}x`, ratio >= TARGETS.webhookStorageRatio),
   ];
 }
 
@@ -125,9 +142,20 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
   }
   if (w) {
     log(`\nWebhook delivery (${options.webhooks.concurrency} concurrent attempts per worker, start limit lifted)`);
-    const header = ['run', 'events', 'deliveries', 'per s', 'e2e p50 ms', 'e2e p99 ms', 'duplicates', 'stmts/delivery', 'tx/delivery'];
-    log(table(header, webhookRuns(w).map(([name, r]) => [name, String(r.events), String(r.deliveries), f(r.perSecond), f(r.e2eP50Ms), f(r.e2eP99Ms), String(r.duplicates), f(r.statementsPerDelivery, 1), f(r.transactionsPerDelivery, 2)])));
-    log(`baseline sender (no database): ${f(w.baseline.perSecond)} deliveries/s over ${w.baseline.sent}`);
+    const header = ['run', 'events', 'deliveries', 'per s', 'e2e p50 ms', 'e2e p99 ms', 'duplicates', 'stmts/delivery', 'tx/delivery', 'PG CPU µs', 'WAL bytes', 'full pages', 'WAL records', 'server WAL', 'index entries'];
+    const rows = webhookRuns(w).map(([name, r]) => [
+      ...[name, String(r.events), String(r.deliveries), f(r.perSecond), f(r.e2eP50Ms), f(r.e2eP99Ms), String(r.duplicates), f(r.statementsPerDelivery, 1), f(r.transactionsPerDelivery, 2)],
+      ...[f(r.pg.pgCpuUsPerDelivery), f(r.pg.databaseWalBytesPerDelivery), f(r.pg.databaseWalFpiBytesPerDelivery), f(r.pg.databaseWalRecordsPerDelivery, 1), f(r.pg.walBytesPerDelivery), f(r.pg.indexEntriesPerDelivery, 1)],
+    ]);
+    log(table(header, rows));
+    log(`(PostgreSQL per delivery: CPU of the bench database's backends; its WAL (pg_walinspect; full pages come with checkpoints, which other databases can force) and the whole server's (pg_stat_wal); index entries = (inserts + non-HOT updates) x indexes)`);
+    log(`baseline sender (no database): ${f(w.baseline.perSecond)} deliveries/s over ${w.baseline.sent}; worker/baseline ${f(w.ratio, 2)}x`);
+    const tp = w.throughput.pg;
+    const polluted = webhookRuns(w).filter(([, r]) => r.pg.otherDatabasesRowsWritten > 0).map(([name]) => name);
+    if (polluted.length > 0) log(`other databases on the server wrote meanwhile (in the server's WAL, not the database's): ${polluted.join(', ')}`);
+    log(`\nthroughput run, index entries per delivery by table (partial indexes counted for every row: an upper bound)`);
+    log(table(['table', 'inserted', 'updated', 'HOT', 'deleted', 'indexes (partial)', 'entries/delivery'], tp.tables.map((t) => [t.table, String(t.inserted), String(t.updated), String(t.hotUpdated), String(t.deleted), `${t.indexes} (${t.partialIndexes})`, f(t.indexEntriesPerDelivery, 2)])));
+    log(`background (walwriter, checkpointer, background writer; the whole server's, not counted above): ${f(tp.backgroundCpuUsPerDelivery)} µs CPU per delivery`);
     log(`\nthroughput against backlog (1 worker, first ${w.backlog[0]?.measured ?? '-'} first attempts from the first arrival)`);
     log(table(['open deliveries', 'per s', 'duplicates'], w.backlog.map((r) => [String(r.openDeliveries), f(r.perSecond), String(r.duplicates)])));
     const fair = w.fairness;
@@ -166,6 +194,13 @@ export function compareWithPrevious(results: BenchResults, previous: BenchResult
     if (p) log(`  ${s.name.padEnd(18)} req/s ratio ${f(p.ratio, 2)} -> ${f(s.ratio, 2)}, CPU per request ${f(cpuRatio(p), 2)}x -> ${f(cpuRatio(s), 2)}x baseline`);
   }
   if (previous.webhooks && results.webhooks) log(`  webhooks worker/baseline ${f(previous.webhooks.ratio, 2)} -> ${f(results.webhooks.ratio, 2)}`);
+  const [was, now] = [previous.webhooks?.throughput.pg, results.webhooks?.throughput.pg];
+  // Results files written before the PostgreSQL cost was measured have no `pg`.
+  if (was && now)
+    log(
+      `  webhooks throughput per delivery: WAL ${f(walOf(was).bytes)} -> ${f(walOf(now).bytes)} bytes, ${f(walOf(was).records, 1)} -> ${f(walOf(now).records, 1)} records (${walOf(was).of === walOf(now).of ? walOf(now).of : `${walOf(was).of} -> ${walOf(now).of}`}), ` +
+        `PostgreSQL CPU ${f(was.pgCpuUsPerDelivery)} -> ${f(now.pgCpuUsPerDelivery)} µs, index entries ${f(was.indexEntriesPerDelivery, 1)} -> ${f(now.indexEntriesPerDelivery, 1)}`,
+    );
 }
 
 /** What the smoke run checks: everything ran and the numbers are sane. Returns the problems. */
@@ -186,6 +221,9 @@ export function sanityProblems(results: BenchResults): string[] {
     if (!(run.perSecond > 0)) problems.push(`webhooks ${name}: nothing delivered`);
     if (run.duplicates > 0) problems.push(`webhooks ${name}: ${run.duplicates} duplicate deliveries`);
   }
+  // Every delivery writes its outcome: no WAL or no index entry means the cost was not measured.
+  for (const [name, run] of webhookRuns(w))
+    if (!(run.pg.walBytesPerDelivery > 0 && run.pg.indexEntriesPerDelivery > 0)) problems.push(`webhooks ${name}: no WAL or index entries counted`);
   if (!(w.baseline.ok > 0)) problems.push('webhooks baseline: nothing delivered');
   if (w.fairness.smallDeliveries === 0) problems.push('webhooks fairness: no small-workspace delivery arrived');
   return problems;

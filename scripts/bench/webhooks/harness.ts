@@ -9,9 +9,10 @@ import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
 import { addEndpoint, type ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
 import { testCertificates } from '../../../test/support/https-receiver.js';
 import { autovacuumWebhookTables } from '../autoanalyze.js';
-import type { BenchDatabase } from '../database.js';
+import { ORCHESTRATOR_POOL, type BenchDatabase } from '../database.js';
 import { largest, percentile } from '../numbers.js';
 import type { BenchOptions } from '../options.js';
+import { startPgCostMeter } from '../pg-cost.js';
 import { benchEnv, freePort, sleep, startNode, waitUntil } from '../processes.js';
 import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces, seedOpenDeliveries } from './setup.js';
 
@@ -101,7 +102,7 @@ export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (l
 }
 
 export type WebhookOptions = BenchOptions['webhooks'] & { workDir: string; log: (line: string) => void };
-/** One measured run; statements and transactions per attempt from the workers' postgres.js debug hook. */
+/** One measured run; statements and transactions per attempt from the workers' postgres.js debug hook; pg: its PostgreSQL cost (pg-cost.ts). */
 export type RunStats = Awaited<ReturnType<typeof measure>>;
 
 /** What every phase uses; `workspaces` are the throughput runs' (the first `options.workspaces`), keepLogBefore the log bench's. */
@@ -155,9 +156,12 @@ export async function measure(b: Bench, label: string, workers: number, commit: 
   const { sql, receiver } = b;
   await clearDeliveries(sql, b.keepLogBefore);
   await receiver.reset();
+  const meter = await startPgCostMeter(sql, ORCHESTRATOR_POOL);
   const fleet = await startWorkers(workers, b.env, b.options.workDir);
   const committed = await commit();
   await waitForFirstAttempts(sql, receiver, b.log);
+  // Before the workers' backends exit with the CPU they used.
+  await meter.stopCpu();
   const counts = await fleet.stop();
   const { requests, duplicates } = await receiver.summary();
   const attempted = requests || 1;
@@ -165,13 +169,18 @@ export async function measure(b: Bench, label: string, workers: number, commit: 
   const latencies = arrivals.map(([key, , at]) => at - committed.get(eventOf(key))!).sort((x, y) => x - y);
   const firstCommit = -largest([...committed.values()].map((at) => -at));
   const seconds = (largest(arrivals.map(([, , at]) => at)) - firstCommit) / 1000;
+  const pg = await meter.result(arrivals.length);
   const stats = {
     ...{ events: committed.size, deliveries: arrivals.length, seconds, perSecond: arrivals.length / seconds, e2eP50Ms: percentile(latencies, 50), e2eP99Ms: percentile(latencies, 99) },
-    ...{ duplicates, workers, statementsPerDelivery: counts.statements / attempted, transactionsPerDelivery: counts.transactions / attempted },
+    ...{ duplicates, workers, statementsPerDelivery: counts.statements / attempted, transactionsPerDelivery: counts.transactions / attempted, pg },
   };
+  const cpu = pg.pgCpuUsPerDelivery === null ? '-' : pg.pgCpuUsPerDelivery.toFixed(0);
+  const dbWal = pg.databaseWalBytesPerDelivery === null ? 'its database\'s WAL unread' : `${pg.databaseWalBytesPerDelivery.toFixed(0)} WAL bytes (${pg.databaseWalFpiBytesPerDelivery!.toFixed(0)} of them full pages) in ${pg.databaseWalRecordsPerDelivery!.toFixed(1)} records`;
+  const others = pg.otherDatabasesRowsWritten > 0 ? `, other databases wrote ${pg.otherDatabasesRowsWritten} rows meanwhile` : '';
   b.log(
     `${label.padEnd(22)} ${stats.deliveries} deliveries in ${seconds.toFixed(1)} s = ${stats.perSecond.toFixed(0)}/s, commit->receiver p50 ${stats.e2eP50Ms.toFixed(1)} ms ` +
-      `p99 ${stats.e2eP99Ms.toFixed(1)} ms, duplicates ${stats.duplicates}, ${stats.statementsPerDelivery.toFixed(2)} statements and ${stats.transactionsPerDelivery.toFixed(3)} transactions/delivery`,
+      `p99 ${stats.e2eP99Ms.toFixed(1)} ms, duplicates ${stats.duplicates}, ${stats.statementsPerDelivery.toFixed(2)} statements and ${stats.transactionsPerDelivery.toFixed(3)} transactions/delivery\n` +
+      `${''.padEnd(22)} PostgreSQL per delivery: ${cpu} µs CPU, ${dbWal}, ${pg.indexEntriesPerDelivery.toFixed(1)} index entries (the server's WAL ${pg.walBytesPerDelivery.toFixed(0)} bytes${others})`,
   );
   return stats;
 }
