@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Gate 2: the Schemathesis gate is seen to FAIL on a deliberately broken server.
+# Gate 2: the Schemathesis gate is seen to FAIL on deliberately broken answers.
 #
-# The server runs with the test-only fault OFFERDESK_FAULT=drop-offer-title (src/config.ts): every
-# offer lacks its required `title`. A tiny Schemathesis run on GET /offers/{id} must then exit
-# non-zero AND report the missing `title` (a failure for another reason does not count).
+# Schemathesis talks to the server through a proxy that plants the defect
+# CONTRACT_PLANT=drop-offer-title (contract-tests/lib/with-server.ts, test/support/planted-defect.ts):
+# every offer it is answered lacks its required `title`; the product itself is unchanged. A tiny
+# Schemathesis run on GET /offers/{id} must then exit non-zero AND report the missing `title` (a
+# failure for another reason does not count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" != "--attached" ]; then
   bash contract-tests/install-schemathesis.sh
-  OFFERDESK_FAULT=drop-offer-title \
+  CONTRACT_PLANT=drop-offer-title \
     exec npx --no-install tsx contract-tests/lib/with-server.ts bash contract-tests/gate-planted-defect.sh --attached
 fi
 

@@ -10,7 +10,6 @@ import {
 } from './config/http.js';
 import { loadMetricsConfig, type MetricsConfig } from './config/metrics.js';
 import { loadMailConfig, type MailConfig } from './config/mail.js';
-import { loadTestFault, type TestFault } from './config/test-fault.js';
 import { boolean, ConfigError, integer, oneOf, type Env } from './config/values.js';
 import { loadTracingConfig, type TracingConfig } from './config/tracing.js';
 import { loadWebhookConfig, type WebhookConfig } from './config/webhooks.js';
@@ -22,17 +21,14 @@ export type { HttpLimits, ReadinessConfig, RedisTimeouts } from './config/http.j
 export { DEFAULT_METRICS_PORT, type MetricsConfig } from './config/metrics.js';
 export { DEFAULT_MAIL_FROM, MAIL_MODES, type MailConfig, type MailMode } from './config/mail.js';
 export { DEFAULT_BLOCKED_DOMAIN_SUFFIXES, DEFAULT_WEBHOOK_WORKER_CONCURRENCY, type WebhookConfig } from './config/webhooks.js';
-export { loadTestFault, TEST_FAULTS, withPlantedFault, type TestFault } from './config/test-fault.js';
 
 /**
  * The one place that reads `process.env`: documented defaults, then environment overrides, then
  * validation that fails at start with a message saying what to fix. Everything else receives a
  * `Config`, built explicitly by `loadConfig(env)`; one concern per file in config/ (webhooks,
- * HTTP and Redis, the test-only fault).
+ * HTTP and Redis, mail, metrics, tracing).
  */
 export interface Config {
-  /** TEST ONLY (config/test-fault.ts): the fault the contract gates plant; undefined in production. */
-  testFault: TestFault | undefined;
   /** PostgreSQL connection string; absent means "run on the embedded PostgreSQL under dataDir". */
   databaseUrl: string | undefined;
   /** Where the embedded PostgreSQL and the generated master key live. */
@@ -112,7 +108,6 @@ const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 export const DEFAULT_DATA_DIR = join(projectRoot, 'data');
 
 export function loadConfig(env: Env = process.env): Config {
-  const testFault = loadTestFault(env);
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
@@ -127,7 +122,6 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
 
   return {
-    testFault,
     databaseUrl,
     dataDir: env.OFFERDESK_DATA_DIR ? resolve(env.OFFERDESK_DATA_DIR) : DEFAULT_DATA_DIR,
     embeddedPostgresPort: integer(env, 'OFFERDESK_EMBEDDED_PG_PORT', 0, 0, 65535),

@@ -11,7 +11,7 @@ import type { Sql } from './db/connect.js';
 import { openDatabase, type Database } from './db/open.js';
 import { hashApiKey } from './domain/api-key-format.js';
 import { DEMO_HISTORY_OFFERS, DEMO_OWNER_EMAIL, seedDemoWorkspace } from './seed/demo-seed.js';
-import { createSignInLink, signInLinkUrl } from './domain/sign-in-links.js';
+import { createSignInLink, SIGN_IN_LINK_LIFETIME, signInLinkUrl } from './domain/sign-in-links.js';
 import { validKeySql } from './read-model/scope.js';
 import { closeServer, createHttpServer, listen, trackConnections } from './http-server.js';
 import { coerceError, createServiceLogger, type Logger } from './log.js';
@@ -245,7 +245,7 @@ function consoleBanner(consoleUrl: string, demoSignInUrl: string | undefined): s
   const lines = [`Console: ${consoleUrl}`];
   if (demoSignInUrl) {
     lines.push(
-      `  sign in as the demo owner ${DEMO_OWNER_EMAIL} (link works once, for 15 minutes):`,
+      `  sign in as the demo owner ${DEMO_OWNER_EMAIL} (link works once, for ${SIGN_IN_LINK_LIFETIME}):`,
       `  ${demoSignInUrl}`,
       `  later: npx offerdesk account sign-in-link --email ${DEMO_OWNER_EMAIL}`,
       `  or set a password: npx offerdesk account set-password --email ${DEMO_OWNER_EMAIL}`,

@@ -18,7 +18,9 @@
  * status and timelines of every type; this is verified before the command runs, so a seed that
  * stops covering them fails here instead of silently weakening the fuzzing.
  * Server: rate limits and the console sign-in throttle lifted, no demo seed, no worker.
- * OFFERDESK_FAULT (test-only, src/config.ts) is passed through to the server when set.
+ * CONTRACT_PLANT=drop-offer-title (gate-planted-defect.sh): the command talks to the server through
+ * a proxy that drops `title` from the offers it answers (test/support/planted-defect.ts), a defect
+ * planted outside the product for the gate to be seen failing on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +38,7 @@ import { setPassword } from '../../src/domain/passwords.js';
 import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { OFFER_STATUSES } from '../../src/domain/offer-state.js';
 import { seedOffers } from '../../src/seed/seed.js';
+import { PLANTED_DEFECT, startTitleDroppingProxy } from '../../test/support/planted-defect.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const REPORTS = join(ROOT, 'contract-tests', 'reports');
@@ -62,6 +65,13 @@ const SPEC_TIMELINE_TYPES = [
   'created', 'edited', 'sent', 'viewed', 'section_viewed', 'calculator_used', 'summary_viewed',
   'code_requested', 'code_failed', 'code_verified', 'accepted', 'expired', 'withdrawn', 'signed',
 ];
+
+/** The defect planted between the command and the server, if any (see the header). */
+const PLANT = process.env.CONTRACT_PLANT || undefined;
+if (PLANT !== undefined && PLANT !== PLANTED_DEFECT) {
+  process.stderr.write(`with-server: CONTRACT_PLANT must be ${PLANTED_DEFECT}, got "${PLANT}"\n`);
+  process.exit(2);
+}
 
 const command = process.argv.slice(2);
 if (command.length === 0) {
@@ -157,7 +167,7 @@ async function seedFixture(
 /** `offerdesk serve --port 0 --json`: resolves with the base URL from its JSON start line. */
 async function startServer(env: NodeJS.ProcessEnv): Promise<{ baseUrl: string; child: ChildProcess }> {
   mkdirSync(REPORTS, { recursive: true });
-  const serverLog = join(REPORTS, `server${env.OFFERDESK_FAULT ? `-fault-${env.OFFERDESK_FAULT}` : ''}.log`);
+  const serverLog = join(REPORTS, `server${PLANT ? `-plant-${PLANT}` : ''}.log`);
   const logFile = createWriteStream(serverLog);
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'offerdesk.js'), 'serve', '--port', '0', '--no-worker', '--json'], {
     cwd: ROOT,
@@ -227,8 +237,16 @@ async function main(): Promise<number> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   if (!dbEnv.DATABASE_URL) delete serverEnv.DATABASE_URL;
-  const { baseUrl } = await startServer(serverEnv);
-  log(`server ready at ${baseUrl}${process.env.OFFERDESK_FAULT ? ` (TEST FAULT ${process.env.OFFERDESK_FAULT})` : ''}`);
+  const server = await startServer(serverEnv);
+  let baseUrl = server.baseUrl;
+  log(`server ready at ${baseUrl}`);
+  if (PLANT) {
+    const served = new URL(baseUrl);
+    const proxy = await startTitleDroppingProxy(served.origin, served.pathname);
+    cleanups.push(() => proxy.close());
+    baseUrl = `${proxy.origin}${served.pathname}`;
+    log(`planted defect ${PLANT}: the command talks to the server through ${baseUrl}`);
+  }
 
   const [program, ...args] = command;
   const child = spawn(program!, args, {

@@ -5,8 +5,8 @@ import { connect } from '../../src/db/connect.js';
 import { hashApiKey } from '../../src/domain/api-key-format.js';
 import { readOffer, readOfferEventPage, readOfferPage } from '../../src/read-model/offers.js';
 import type { OfferStatus } from '../../src/read-model/types.js';
-import { workspaceOfKey } from '../../src/read-model/scope.js';
 import { readWorkspace } from '../../src/read-model/workspace.js';
+import { workspaceOfKey } from '../../test/support/key-check.js';
 
 /**
  * The read API's baseline (docs/performance.md): bare `node:http`, the service's read-model SQL, pool size, bodies

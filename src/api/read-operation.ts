@@ -1,4 +1,3 @@
-import type { TestFault } from '../config.js';
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import type { Clock } from '../clock.js';
@@ -14,8 +13,6 @@ export interface ReadDeps {
   sql: Sql;
   clock: Clock;
   cursors: CursorCodec;
-  /** TEST ONLY: the fault a contract gate plants in the answers (config/test-fault.ts). */
-  plantedFault?: TestFault;
 }
 
 export type QueryValues = Record<string, string | number | undefined>;

@@ -54,11 +54,20 @@ export async function resolveAccount(sql: Queryable, idOrEmail: string): Promise
   if (typeof idOrEmail !== 'string' || idOrEmail.length === 0 || idOrEmail.length > 254) {
     throw notFound(`account ${String(idOrEmail)}`);
   }
-  const rows = isUuid(idOrEmail)
-    ? await sql<Account[]>`select id, email, name from accounts where id = ${idOrEmail}::uuid`
-    : await sql<Account[]>`select id, email, name from accounts where lower(email) = lower(${idOrEmail})`;
-  if (!rows[0]) throw notFound(`account ${idOrEmail}`);
-  return rows[0];
+  const account = isUuid(idOrEmail)
+    ? await accountById(sql, idOrEmail)
+    : (await sql<Account[]>`select id, email, name from accounts where lower(email) = lower(${idOrEmail})`)[0];
+  if (!account) throw notFound(`account ${idOrEmail}`);
+  return account;
+}
+
+/**
+ * The account of an id the service itself produced (a used sign-in link, an accepted invitation, a
+ * password reset); undefined when it is gone, which the caller refuses as it refuses a bad link.
+ */
+export async function accountById(sql: Queryable, accountId: string): Promise<Account | undefined> {
+  const [account] = await sql<Account[]>`select id, email, name from accounts where id = ${accountId}::uuid`;
+  return account;
 }
 
 export interface CreateWorkspaceInput {

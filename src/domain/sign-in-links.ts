@@ -11,6 +11,8 @@ import { notFound } from './errors.js';
  * reaches a server log or a Referer header. A link of one purpose is refused for the other.
  */
 export const SIGN_IN_LINK_TTL_MS = 15 * MINUTE;
+/** That lifetime in words ("15 minutes"), for every text that tells a person how long a link works. */
+export const SIGN_IN_LINK_LIFETIME = `${SIGN_IN_LINK_TTL_MS / MINUTE} minutes`;
 const TOKEN_BYTES = 32;
 /** Longer than any token this service makes; a longer one is refused before it is hashed. */
 export const MAX_TOKEN_LENGTH = 256;

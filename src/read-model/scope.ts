@@ -86,10 +86,3 @@ export async function readInScope<R extends object, S, V extends ScopedValues>(
   if (!first) return null;
   return { workspaceId: first[0] as string, value: rowObjects<R>(result, 2, (values) => values[1] === true) };
 }
-
-/** The key check alone (the benchmark's baseline for unknown keys): the key's workspace, or null. */
-export async function workspaceOfKey(sql: Queryable, keyHash: Buffer, now: Date): Promise<string | null> {
-  const [row] = await sql<{ workspace_id: string }[]>`
-    select k.workspace_id from api_keys k where k.key_hash = ${keyHash} and ${validKeySql(sql, 'k', now)}`;
-  return row?.workspace_id ?? null;
-}

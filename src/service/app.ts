@@ -45,7 +45,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   const limits = deps.limits ?? createRateLimits(config, logger);
   const cursors = await loadCursorCodec(sql);
   const publicUrl = config.publicUrlSet ? config.publicUrl : undefined;
-  const { api } = createOperations({ sql, clock, cursors, limits, logger, publicUrl, plantedFault: config.testFault });
+  const { api } = createOperations({ sql, clock, cursors, limits, logger, publicUrl });
   const consoleApp = await createConsole({ sql, config, clock, logger, txtResolver: deps.txtResolver });
 
   const app = express();

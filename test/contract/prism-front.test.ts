@@ -6,9 +6,9 @@ import { workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js'
 
 /**
  * The Prism gate (contract-tests/gate-prism.sh) is seen to fail on a planted defect: the real
- * server built with the test-only fault drop-offer-title (src/config/test-fault.ts, given to the
- * app at construction) behind the Prism front of test/support/prism-proxy.ts, which startTestApi
- * puts in front while OFFERDESK_TEST_PROXY=prism. Through a shared Prism and its relay, as the
+ * server's answers, with the offers' title dropped on the way by the proxy of
+ * test/support/planted-defect.ts, reach the Prism front of test/support/prism-proxy.ts, which
+ * startTestApi puts in front while OFFERDESK_TEST_PROXY=prism. Through a shared Prism and its relay, as the
  * `api` and `console` projects run it (test/support/prism-setup.ts).
  */
 let shared: SharedPrism;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   process.env.OFFERDESK_TEST_PROXY = 'prism';
   shared = await startSharedPrism(PUBLIC_API);
   try {
-    api = await startTestApi({ plantedFault: 'drop-offer-title', sharedPrism: shared.origin });
+    api = await startTestApi({ plantDefect: true, sharedPrism: shared.origin });
   } finally {
     delete process.env.OFFERDESK_TEST_PROXY;
   }

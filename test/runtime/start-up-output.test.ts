@@ -119,7 +119,6 @@ describe('a bad configuration value stops the start with one line of ours', () =
     ['LOG_LEVEL', 'verbose', /^offerdesk: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"\n$/],
     ['LOG_FORMAT', 'xml', /^offerdesk: LOG_FORMAT must be one of auto, pretty, json, got "xml"\n$/],
     ['TRUST_PROXY', 'banana', /^offerdesk: TRUST_PROXY must be .*"banana" is none of them\n$/],
-    ['OFFERDESK_FAULT', 'x', /^offerdesk: OFFERDESK_FAULT must be one of drop-offer-title \(test only\), got "x"\n$/],
     ['PORT', 'eighty', /^offerdesk: PORT must be a whole number, got "eighty"\n$/],
     ['OFFERDESK_DEV_LISTEN', 'maybe', /^offerdesk: OFFERDESK_DEV_LISTEN must be true or false, got "maybe"\n$/],
   ];

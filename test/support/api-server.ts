@@ -3,13 +3,14 @@ import { inject } from 'vitest';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/service/app.js';
 import { ManualClock } from '../../src/clock.js';
-import { loadConfig, type Config, type TestFault } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { createHttpServer } from '../../src/http-server.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { TxtResolver } from '../../src/domain/offer-domain.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
 import type { WorkerProgress } from '../../src/webhooks/engine/worker.js';
 import { freshDatabase, type TestDatabase } from './database.js';
+import { startTitleDroppingProxy } from './planted-defect.js';
 import { CONSOLE_API, PUBLIC_API, startPrismFront } from './prism-proxy.js';
 
 export interface TestApi {
@@ -41,15 +42,18 @@ export async function startTestApi(
     logger?: Logger;
     /** Answers to the offer domain's DNS TXT lookups. */
     txtResolver?: TxtResolver;
-    /** A test-only fault planted in the app's answers (src/config/test-fault.ts). */
-    plantedFault?: TestFault;
+    /**
+     * Plants the defect drop-offer-title between the server and the front (test/support/planted-defect.ts):
+     * the offers answered lose their required title, for a check to be seen failing on.
+     */
+    plantDefect?: boolean;
     /** The origin of a SharedPrism for the front to use; by default the project's (prism-setup.ts), if any. */
     sharedPrism?: string;
   } = {},
 ): Promise<TestApi> {
   const db = options.db ?? (await freshDatabase());
   const clock = options.clock ?? new ManualClock('2026-03-01T12:00:00.000Z');
-  const config = { ...loadConfig({ ...options.env }), testFault: options.plantedFault };
+  const config = loadConfig({ ...options.env });
   const logger = options.logger ?? createLogger('silent');
   const { app, classes, close } = await createApp({
     sql: db.sql,
@@ -64,6 +68,8 @@ export async function startTestApi(
   const server: Server = createHttpServer(app, config.http, classes);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const planted = options.plantDefect ? await startTitleDroppingProxy(`http://127.0.0.1:${port}`) : undefined;
+  const upstream = planted?.origin ?? `http://127.0.0.1:${port}`;
   // OFFERDESK_TEST_PROXY=prism (contract-tests/gate-prism.sh): the same suite, every answer
   // validated against openapi.yaml by Prism on its way back (test/support/prism-proxy.ts).
   // OFFERDESK_TEST_PROXY=prism-console: the same for console-api.yaml in front of /console/api.
@@ -72,9 +78,9 @@ export async function startTestApi(
   const contract = proxy === 'prism-console' ? CONSOLE_API : PUBLIC_API;
   const prism =
     proxy === 'prism' || proxy === 'prism-console'
-      ? await startPrismFront(`http://127.0.0.1:${port}`, contract, options.sharedPrism ?? inject('sharedPrism')?.[contract.document])
+      ? await startPrismFront(upstream, contract, options.sharedPrism ?? inject('sharedPrism')?.[contract.document])
       : undefined;
-  const origin = prism?.origin ?? `http://127.0.0.1:${port}`;
+  const origin = prism?.origin ?? upstream;
   return {
     db,
     clock,
@@ -85,6 +91,7 @@ export async function startTestApi(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await planted?.close();
       await close();
       if (!options.db) await db.drop();
       await prism?.close(); // throws when Prism saw any contract violation

@@ -2,7 +2,6 @@ import type { Offer, OfferStatus, SuccessBody } from '../../contract.js';
 import { readOfferInScope, readOfferPage, type OfferPage, type OfferPosition } from '../../read-model/offers.js';
 import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
-import { withPlantedFault } from '../../config.js';
 import { sendJson } from '../../http/respond.js';
 
 /** Defaults of SPEC.md "GET /offers". */
@@ -27,19 +26,18 @@ const offersList: ReadOperation<OffersQuery, OfferPage> = {
   },
   cursorWorkspace: (query) => query.cursorWorkspace,
   read: ({ scope, now, query }, { sql }) => readOfferPage(sql, scope, { now, status: query.status, limit: query.limit, after: query.after }),
-  respond({ workspaceId, value: page, query }, res, { cursors, plantedFault }) {
+  respond({ workspaceId, value: page, query }, res, { cursors }) {
     const next = page.next && cursors.encode({ list: 'offers', workspaceId, status: query.status, ...page.next });
-    const offers = page.offers.map((offer) => withPlantedFault(plantedFault, offer));
-    sendJson(res, 200, { data: offers, next_cursor: next } satisfies SuccessBody<'listOffers'>);
+    sendJson(res, 200, { data: page.offers, next_cursor: next } satisfies SuccessBody<'listOffers'>);
   },
 };
 
 const oneOffer: ReadOperation<null, Offer | null> = {
   readQuery: () => null,
   read: ({ scope, now, path }, { sql }) => readOfferInScope(sql, scope, { offerId: offerIdOrNull(path.id), now }),
-  respond({ value: offer }, res, { plantedFault }) {
+  respond({ value: offer }, res) {
     if (!offer) return reply.notFound(res);
-    sendJson(res, 200, { data: withPlantedFault(plantedFault, offer) } satisfies SuccessBody<'getOffer'>);
+    sendJson(res, 200, { data: offer } satisfies SuccessBody<'getOffer'>);
   },
 };
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createAccount, resolveAccount } from '../../domain/accounts.js';
 import { listAccounts } from '../../domain/listings.js';
 import { MIN_PASSWORD_LENGTH, setPassword } from '../../domain/passwords.js';
-import { createSignInLink, signInLinkUrl } from '../../domain/sign-in-links.js';
+import { createSignInLink, SIGN_IN_LINK_LIFETIME, signInLinkUrl } from '../../domain/sign-in-links.js';
 import type { CliContext } from '../context.js';
 import { readSecretLine } from '../read-secret.js';
 
@@ -23,7 +23,7 @@ export function register(program: Command, ctx: CliContext): void {
     );
   account
     .command('sign-in-link')
-    .description('a one-time console sign-in link for an account → {url, expires_at} (single use, 15 minutes)')
+    .description(`a one-time console sign-in link for an account → {url, expires_at} (single use, ${SIGN_IN_LINK_LIFETIME})`)
     .requiredOption('--email <email>', 'the account to sign in')
     .option('--json', 'print one JSON object')
     .action((options: { email: string; json?: boolean }) =>

@@ -1,4 +1,4 @@
-import type { Account, Role } from '../../domain/accounts.js';
+import { accountById, type Role } from '../../domain/accounts.js';
 import { DomainError } from '../../domain/errors.js';
 import { acceptInvitation, previewInvitation } from '../../domain/invitation-acceptance.js';
 import { createInvitation, invitationUrl, listInvitations, revokeInvitation } from '../../domain/invitations.js';
@@ -93,7 +93,7 @@ async function acceptInvitationHandler(request: ConsoleRequest): Promise<void> {
     newAccount: { name: input.name, passwordHash },
   });
   if (!accepted) throw invalidInvitation();
-  const [account] = await sql<Account[]>`select id, email, name from accounts where id = ${accepted.accountId}::uuid`;
+  const account = await accountById(sql, accepted.accountId);
   if (!account) throw invalidInvitation();
   await startSession(request, account, 'invitation');
 }

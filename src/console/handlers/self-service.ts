@@ -1,4 +1,4 @@
-import type { Account } from '../../domain/accounts.js';
+import { accountById } from '../../domain/accounts.js';
 import { DomainError } from '../../domain/errors.js';
 import { resetPassword } from '../../domain/password-reset.js';
 import { createLinkForEmail, passwordResetUrl, signInLinkUrl, type LinkPurpose } from '../../domain/sign-in-links.js';
@@ -59,7 +59,7 @@ async function resetPasswordHandler(request: ConsoleRequest): Promise<void> {
     throw error;
   }
   if (!reset) throw new ConsoleRefusal(401, 'unauthorized', CONSOLE_MESSAGES.invalid_reset_link);
-  const [account] = await request.deps.sql<Account[]>`select id, email, name from accounts where id = ${reset.accountId}::uuid`;
+  const account = await accountById(request.deps.sql, reset.accountId);
   if (!account) throw new ConsoleRefusal(401, 'unauthorized', CONSOLE_MESSAGES.invalid_reset_link);
   await startSession(request, account, 'password_reset');
 }

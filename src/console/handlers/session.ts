@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/connect.js';
-import type { Account, Role } from '../../domain/accounts.js';
+import { accountById, type Account, type Role } from '../../domain/accounts.js';
 import type { SignInMethod } from '../../domain/audit.js';
 import { setEndpointNotices } from '../../domain/endpoint-notices.js';
 import { DomainError } from '../../domain/errors.js';
@@ -65,7 +65,7 @@ async function signInWithLink(request: ConsoleRequest): Promise<void> {
   await throttled(request, null);
   const accountId = await useSignInLink(request.deps.sql, request.deps.clock, token);
   if (!accountId) throw new ConsoleRefusal(401, 'unauthorized', CONSOLE_MESSAGES.invalid_link);
-  const [account] = await request.deps.sql<Account[]>`select id, email, name from accounts where id = ${accountId}::uuid`;
+  const account = await accountById(request.deps.sql, accountId);
   if (!account) throw new ConsoleRefusal(401, 'unauthorized', CONSOLE_MESSAGES.invalid_link);
   await startSession(request, account, 'link');
 }

@@ -1,6 +1,5 @@
 import type { Clock } from '../../clock.js';
 import type { Sql } from '../../db/connect.js';
-import type { TestFault } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { WebhookSender } from '../transport/sender.js';
 
@@ -20,8 +19,6 @@ export interface EngineDeps {
    * absent: the embedded default's, http://localhost:8080.
    */
   publicUrl?: string;
-  /** TEST ONLY: the fault a contract gate plants in webhook bodies (config/test-fault.ts). */
-  plantedFault?: TestFault;
   /** The liveness id this worker writes on its claims (liveness.ts); absent: none. */
   workerId?: () => number | null;
 }

@@ -1,4 +1,3 @@
-import { withPlantedFault } from '../../config.js';
 import { coerceError } from '../../log.js';
 import { readOffersWithEvents } from '../../read-model/offers-by-id.js';
 import type { Tx } from '../../db/connect.js';
@@ -170,7 +169,7 @@ async function prepareMessages(tx: Tx, deps: EngineDeps, rows: OutboxRow[], now:
       deps.logger.error({ outboxId: row.id, offerId: row.offer_id }, 'webhook event without its offer or timeline entry; not sent');
       continue;
     }
-    const body = eventBody({ id: row.id, type: row.type, offer: withPlantedFault(deps.plantedFault, offer), event });
+    const body = eventBody({ id: row.id, type: row.type, offer, event });
     if (!fitsBodyLimit(body)) {
       // The schema's text bounds make this impossible; never send an oversized body if it happens.
       deps.logger.error({ outboxId: row.id, bytes: body.bytes }, 'webhook body over 64 KiB; not sent');

@@ -88,7 +88,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     },
     workerId: () => liveness.workerId,
     publicUrl: config.publicUrl,
-    plantedFault: config.testFault,
   };
   const engine = createWebhookEngine(deps);
   // Mail runs on its own loop and timer: a slow SMTP server never holds up a delivery round.

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { ManualClock } from '../../../src/clock.js';
-import { loadConfig, loadTestFault } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
 import { createWebhookEngine, type WebhookEngine } from '../../../src/webhooks/engine/engine.js';
 import type { ManagementDeps } from '../../../src/webhooks/management/endpoints.js';
 import { createWebhookSender, type WebhookSender } from '../../../src/webhooks/transport/sender.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../../support/https-receiver.js';
+import { PLANTED_DEFECT, titleDroppingSender } from '../../support/planted-defect.js';
 import { MASTER_KEY } from './helpers.js';
 
 export interface RealDelivery {
@@ -33,13 +34,13 @@ export function useRealDelivery(clock: ManualClock): RealDelivery {
     h.engine = createWebhookEngine({
       sql: h.db.sql,
       clock,
-      sender: h.sender,
+      // contract-tests/gate-webhooks.sh runs this file with CONTRACT_PLANT=drop-offer-title and must
+      // see it fail: the bodies then lose their offer's title on the way to the sender, outside
+      // the engine (test/support/planted-defect.ts).
+      sender: process.env.CONTRACT_PLANT === PLANTED_DEFECT ? titleDroppingSender(h.sender) : h.sender,
       masterKey,
       logger: createLogger('silent'),
       settings: { startsPerMinutePerWorkspace: 60, concurrency: 8, leaseMs: 60_000 },
-      // contract-tests/gate-webhooks.sh runs this file with OFFERDESK_FAULT=drop-offer-title and
-      // must see it fail: the fault named there is given to the engine here, at construction.
-      plantedFault: loadTestFault(process.env),
     });
     h.manage = { sql: h.db.sql, clock, config: config.webhooks, masterKey };
   });

@@ -1,9 +1,8 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../api/client';
 import { keys, useApiKeys, type ApiKey } from '../api/queries';
 import { StatusBadge } from '../common/Badge';
-import { ConfirmDialog } from '../common/ConfirmDialog';
+import { ConfirmChangeDialog } from '../common/ConfirmChangeDialog';
 import { EmptyState, ListState, MoreButton } from '../common/ListState';
 import { NotFoundState } from '../common/NotFoundState';
 import { PageHeading } from '../common/PageHeading';
@@ -96,32 +95,24 @@ function ApiKeysOf(props: { workspaceId: string; canChange: boolean }) {
 }
 
 function RevokeDialog(props: { workspaceId: string; apiKey: ApiKey; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: () =>
-      call(
-        api.POST('/workspaces/{workspaceId}/api-keys/{keyId}/revoke', {
-          params: { path: { workspaceId: props.workspaceId, keyId: props.apiKey.id } },
-        }),
-      ),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: keys.apiKeys(props.workspaceId) });
-      props.onClose();
-    },
-  });
   return (
-    <ConfirmDialog
+    <ConfirmChangeDialog
       title={`Revoke ${props.apiKey.name}?`}
       confirmLabel="Revoke key"
-      pending={revoke.isPending}
-      error={revoke.error}
-      onConfirm={() => revoke.mutate()}
+      change={() =>
+        call(
+          api.POST('/workspaces/{workspaceId}/api-keys/{keyId}/revoke', {
+            params: { path: { workspaceId: props.workspaceId, keyId: props.apiKey.id } },
+          }),
+        )
+      }
+      refresh={[keys.apiKeys(props.workspaceId)]}
       onClose={props.onClose}
     >
       <p>
         Requests with <code>{props.apiKey.prefix}…</code> are refused from the moment you revoke it. This cannot be undone;
         integrations that use it need a new key.
       </p>
-    </ConfirmDialog>
+    </ConfirmChangeDialog>
   );
 }

@@ -1,26 +1,17 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, call } from '../api/client';
 import { keys, type Endpoint } from '../api/queries';
-import { ConfirmDialog } from '../common/ConfirmDialog';
+import { ConfirmChangeDialog } from '../common/ConfirmChangeDialog';
 import { Dialog } from '../common/Dialog';
 import { SecretOnce } from '../common/SecretOnce';
 
 /** "Rotate secret": confirm, then the new secret once; the old one stops at once. */
 export function RotateSecretDialog(props: { workspaceId: string; endpoint: Endpoint; onClose: () => void }) {
-  const rotate = useMutation({
-    mutationFn: async () =>
-      (
-        await call(
-          api.POST('/workspaces/{workspaceId}/endpoints/{endpointId}/rotate-secret', {
-            params: { path: { workspaceId: props.workspaceId, endpointId: props.endpoint.id } },
-          }),
-        )
-      ).data.secret,
-  });
-  if (rotate.data) {
+  const [secret, setSecret] = useState<string | null>(null);
+  if (secret) {
     return (
       <Dialog title="New signing secret" onClose={props.onClose} wide>
-        <SecretOnce label="Signing secret" value={rotate.data} what="signing secret" />
+        <SecretOnce label="Signing secret" value={secret} what="signing secret" />
         <div className="actions">
           <button type="button" className="primary" onClick={props.onClose}>
             Done
@@ -30,52 +21,51 @@ export function RotateSecretDialog(props: { workspaceId: string; endpoint: Endpo
     );
   }
   return (
-    <ConfirmDialog
+    <ConfirmChangeDialog
       title="Rotate the signing secret?"
       confirmLabel="Rotate secret"
-      pending={rotate.isPending}
-      error={rotate.error}
-      onConfirm={() => rotate.mutate()}
+      change={async () =>
+        (
+          await call(
+            api.POST('/workspaces/{workspaceId}/endpoints/{endpointId}/rotate-secret', {
+              params: { path: { workspaceId: props.workspaceId, endpointId: props.endpoint.id } },
+            }),
+          )
+        ).data.secret
+      }
+      onDone={setSecret}
       onClose={props.onClose}
     >
       <p>
         Webhooks to <code>{props.endpoint.url}</code> are signed with a new secret from now on, and the old secret stops
         working at once. Update your receiver right after.
       </p>
-    </ConfirmDialog>
+    </ConfirmChangeDialog>
   );
 }
 
 /** "Remove": confirm; the endpoint's waiting deliveries and events are dropped. */
 export function RemoveEndpointDialog(props: { workspaceId: string; endpoint: Endpoint; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () =>
-      call(
-        api.DELETE('/workspaces/{workspaceId}/endpoints/{endpointId}', {
-          params: { path: { workspaceId: props.workspaceId, endpointId: props.endpoint.id } },
-        }),
-      ),
-    // The list first: the card (and this dialog in it) goes away, and focus moves to the heading
-    // instead of to the removed card's button.
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: keys.endpoints(props.workspaceId) });
-      props.onClose();
-    },
-  });
   return (
-    <ConfirmDialog
+    // The list is refetched before the dialog closes: the card (and this dialog in it) goes away,
+    // and focus moves to the heading instead of to the removed card's button.
+    <ConfirmChangeDialog
       title="Remove this endpoint?"
       confirmLabel="Remove endpoint"
-      pending={remove.isPending}
-      error={remove.error}
-      onConfirm={() => remove.mutate()}
+      change={() =>
+        call(
+          api.DELETE('/workspaces/{workspaceId}/endpoints/{endpointId}', {
+            params: { path: { workspaceId: props.workspaceId, endpointId: props.endpoint.id } },
+          }),
+        )
+      }
+      refresh={[keys.endpoints(props.workspaceId)]}
       onClose={props.onClose}
     >
       <p>
         <code>{props.endpoint.url}</code> gets no more webhooks. Events waiting to be delivered to it are dropped and
         are not sent later. This cannot be undone.
       </p>
-    </ConfirmDialog>
+    </ConfirmChangeDialog>
   );
 }

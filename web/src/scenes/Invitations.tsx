@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api, call, errorMessage, ApiError } from '../api/client';
 import { keys, useInvitations, type Invitation, type Role } from '../api/queries';
 import { StatusBadge } from '../common/Badge';
-import { ConfirmDialog } from '../common/ConfirmDialog';
+import { ConfirmChangeDialog } from '../common/ConfirmChangeDialog';
 import { EmptyState, ListState } from '../common/ListState';
 import { Time } from '../common/Time';
 import type { CurrentWorkspace } from '../session';
@@ -142,29 +142,21 @@ export function Invitations(props: { workspace: CurrentWorkspace }) {
 }
 
 function RevokeDialog(props: { workspaceId: string; invitation: Invitation; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: () =>
-      call(
-        api.POST('/workspaces/{workspaceId}/invitations/{invitationId}/revoke', {
-          params: { path: { workspaceId: props.workspaceId, invitationId: props.invitation.id } },
-        }),
-      ),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: keys.invitations(props.workspaceId) });
-      props.onClose();
-    },
-  });
   return (
-    <ConfirmDialog
+    <ConfirmChangeDialog
       title={`Revoke the invitation of ${props.invitation.email}?`}
       confirmLabel="Revoke invitation"
-      pending={revoke.isPending}
-      error={revoke.error}
-      onConfirm={() => revoke.mutate()}
+      change={() =>
+        call(
+          api.POST('/workspaces/{workspaceId}/invitations/{invitationId}/revoke', {
+            params: { path: { workspaceId: props.workspaceId, invitationId: props.invitation.id } },
+          }),
+        )
+      }
+      refresh={[keys.invitations(props.workspaceId)]}
       onClose={props.onClose}
     >
       <p>The link in their mail stops working at once. You can invite them again later.</p>
-    </ConfirmDialog>
+    </ConfirmChangeDialog>
   );
 }

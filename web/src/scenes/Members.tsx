@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useContext, useState } from 'react';
 import { api, call, errorMessage } from '../api/client';
 import { keys, ME_KEY, useMembers, type Member, type Role } from '../api/queries';
-import { ConfirmDialog } from '../common/ConfirmDialog';
+import { ConfirmChangeDialog } from '../common/ConfirmChangeDialog';
 import { EmptyState, ListState } from '../common/ListState';
 import { NotFoundState } from '../common/NotFoundState';
 import { PageHeading } from '../common/PageHeading';
@@ -116,32 +116,23 @@ function MembersOf(props: { workspace: CurrentWorkspace }) {
 }
 
 function RemoveDialog(props: { workspaceId: string; member: Member; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () =>
-      call(
-        api.DELETE('/workspaces/{workspaceId}/members/{accountId}', {
-          params: { path: { workspaceId: props.workspaceId, accountId: props.member.id } },
-        }),
-      ),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: keys.members(props.workspaceId) });
-      await queryClient.invalidateQueries({ queryKey: ME_KEY });
-      props.onClose();
-    },
-  });
   return (
-    <ConfirmDialog
+    <ConfirmChangeDialog
       title={`Remove ${props.member.name}?`}
       confirmLabel="Remove member"
-      pending={remove.isPending}
-      error={remove.error}
-      onConfirm={() => remove.mutate()}
+      change={() =>
+        call(
+          api.DELETE('/workspaces/{workspaceId}/members/{accountId}', {
+            params: { path: { workspaceId: props.workspaceId, accountId: props.member.id } },
+          }),
+        )
+      }
+      refresh={[keys.members(props.workspaceId), ME_KEY]}
       onClose={props.onClose}
     >
       <p>
         {props.member.email} can no longer open this workspace. Their account stays; invite them again to bring them back.
       </p>
-    </ConfirmDialog>
+    </ConfirmChangeDialog>
   );
 }
