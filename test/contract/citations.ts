@@ -140,12 +140,14 @@ function distance(a: string, b: string): number {
 
 export function nearest(section: string, sections: string[], count = 3): string[] {
   const wanted = section.toLowerCase();
-  const words = new Set(wanted.split(/\W+/).filter(Boolean));
+  // Words compared by their first four letters, so "retry" meets "retries"; camelCase names split.
+  const stems = (text: string) => text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/\W+/).filter(Boolean).map((w) => w.slice(0, 4));
+  const words = new Set(stems(section));
   return [...new Set(sections)]
     .map((s) => {
       const other = s.toLowerCase();
       const within = other.includes(wanted) || wanted.includes(other);
-      const shared = other.split(/\W+/).filter((w) => w && words.has(w)).length;
+      const shared = new Set(stems(s).filter((w) => words.has(w))).size;
       return { s, shared: within ? Infinity : shared, d: distance(wanted, other) };
     })
     .sort((x, y) => y.shared - x.shared || x.d - y.d)
