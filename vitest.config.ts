@@ -56,6 +56,9 @@ export default defineConfig({
     // files run in parallel, and the default port 9464 is one per host.
     env: { OFFERDESK_METRICS_PORT: '0' },
     testTimeout: 20_000,
+    // The default reporter, then one plain closing line `N passed, N failed` that CI's log reader
+    // counts the tests from (test/support/count-reporter.ts).
+    reporters: ['default', './test/support/count-reporter.ts'],
     hookTimeout: 60_000,
     projects: [
       {

@@ -320,7 +320,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description The address must meet SPEC.md "Webhook endpoint management" (https, public host name
+         * @description The address must meet the rules of Endpoint addresses above (https, public host name
          *     resolving only to public addresses, ...); a refused address gets 400 `invalid_request`
          *     with `param: url` and the rule's reason as message. The answer holds the endpoint's
          *     secret, shown exactly once. At most 5 endpoints per workspace, and one account adds
@@ -352,7 +352,7 @@ export interface paths {
         /**
          * Remove an endpoint
          * @description Its open deliveries are cancelled. Removing the workspace's last endpoint drops the
-         *     workspace's events still waiting (SPEC.md "Webhook limits").
+         *     workspace's events still waiting (Webhook endpoints above).
          */
         delete: operations["removeEndpoint"];
         options?: never;
@@ -430,7 +430,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a paused endpoint
-         * @description Active again with a failure streak of 0; events of the paused time are not delivered later (SPEC.md "Events" rule 7). Resuming an active endpoint starts its streak again at 0.
+         * @description Active again with a failure streak of 0; events of the paused time are not delivered later (Webhook endpoints above). Resuming an active endpoint starts its streak again at 0.
          */
         post: operations["resumeEndpoint"];
         delete?: never;
@@ -498,7 +498,7 @@ export interface paths {
         };
         /**
          * The delivery log
-         * @description Newest first. Deliveries are kept 30 days (SPEC.md "Webhook limits").
+         * @description Newest first. Deliveries are kept 30 days (Limits above).
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -1317,7 +1317,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A limit of SPEC.md "Webhook limits"; the message names it. */
+        /** @description One of the Limits of this document's introduction; the message names it. */
         LimitReached: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
