@@ -6,7 +6,7 @@
 # offer.signed, offer.accepted, offer.withdrawn, offer.expired, ping) a real delivery made by the
 # project's webhook engine and HTTPS sender is received by a real HTTPS receiver; its body
 # validates against that event's schema in the `webhooks` section of openapi.yaml (Ajv, draft
-# 2020-12), its headers are exactly SPEC.md's, and its signature verifies with the reference
+# 2020-12), its headers are exactly those of openapi.yaml "Webhook request", and its signature verifies with the reference
 # `standardwebhooks` library. This gate checks what only it can: with the planted defect
 # CONTRACT_PLANT=drop-offer-title (test/support/planted-defect.ts: the test's sender drops the
 # offer's `title` from each body before it is signed, outside the product) the same test must FAIL

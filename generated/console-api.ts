@@ -380,7 +380,10 @@ export interface paths {
         put?: never;
         /**
          * Send a test (a `ping` event)
-         * @description At most 10 tests per 10 minutes (409 `limit_reached`).
+         * @description At most 10 tests per 10 minutes (409 `limit_reached`). Allowed while the endpoint is paused.
+         *     A test changes nothing of the endpoint's `health` or `failure_streak`: a paused endpoint
+         *     whose receiver answers the ping stays paused, and its recovery is told once it is resumed
+         *     and a delivery succeeds.
          */
         post: operations["testEndpoint"];
         delete?: never;

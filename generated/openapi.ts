@@ -579,7 +579,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description Machine-readable error code (SPEC.md "Errors"; a closed list).
+         * @description Machine-readable error code (openapi.yaml "Errors"; a closed list).
          * @enum {string}
          */
         ErrorCode: "unauthorized" | "not_found" | "invalid_request" | "method_not_allowed" | "rate_limited" | "internal_error";

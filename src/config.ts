@@ -65,9 +65,9 @@ export interface Config {
   publicUrlSet: boolean;
   /** Redis for shared rate limits across API processes; absent means in-memory limits. */
   redisUrl: string | undefined;
-  /** How Redis may fail without holding up a request (docs/reliability.md "A frozen Redis"). */
+  /** How Redis may fail without holding up a request (docs/reliability.md "A frozen or lost Redis never holds a request"). */
   redis: RedisTimeouts;
-  /** How long a slow client may hold a socket (docs/reliability.md "Slow clients"). */
+  /** How long a slow client may hold a socket (docs/reliability.md "Slow clients are cut off"). */
   http: HttpLimits;
   /** What /readyz accepts as a live webhook worker in this process. */
   readiness: ReadinessConfig;

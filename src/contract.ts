@@ -1,7 +1,7 @@
 /**
  * The wire types of the API and the webhooks, taken from `generated/openapi.ts` (what
  * `npm run generate` derives from openapi.yaml), never written again by hand: a change to the
- * document that the code does not follow fails the typecheck (SPEC.md, Versioning: names and
+ * document that the code does not follow fails the typecheck (openapi.yaml "Versioning": names and
  * meanings of existing fields do not change).
  */
 import type { components, operations } from '../generated/openapi.js';

@@ -11,8 +11,8 @@ export function connectionsCheckingIntervalMs(limits: HttpLimits): number {
 }
 
 /**
- * The HTTP server of `serve`, sized for an API of small GET requests (docs/reliability.md "Slow
- * clients"): a client that trickles its headers or body is cut off after HTTP_HEADERS_TIMEOUT_MS
+ * The HTTP server of `serve`, sized for an API of small GET requests (docs/reliability.md
+ * "Slow clients are cut off"): a client that trickles its headers or body is cut off after HTTP_HEADERS_TIMEOUT_MS
  * or HTTP_REQUEST_TIMEOUT_MS (Node answers 408 and closes), a request head larger than
  * HTTP_MAX_HEADER_BYTES gets 431, and idle keep-alive connections outlive a load balancer's idle
  * timeout (HTTP_KEEP_ALIVE_TIMEOUT_MS), so the balancer, not this server, closes them first and

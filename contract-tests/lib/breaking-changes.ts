@@ -1,5 +1,5 @@
 /**
- * Breaking changes between two versions of an OpenAPI 3.1 document, as SPEC.md "Versioning"
+ * Breaking changes between two versions of an OpenAPI 3.1 document, as openapi.yaml "Versioning"
  * defines them: "new fields, endpoints and event types may be added at any time; names and
  * meanings of existing fields do not change. A breaking change is published under a new path".
  *
@@ -16,7 +16,7 @@
  *   no longer always present, a removed enum value, and a changed type (narrowed, or widened so
  *   that a reader meets a type it never saw) break readers.
  * Additions pass: new paths, operations, webhooks, responses, optional parameters, fields and
- * enum values ("Consumers must ignore what they do not know", SPEC.md "Resources and their fields").
+ * enum values ("Consumers must ignore what they do not know", openapi.yaml "Conventions").
  */
 
 export type BreakingKind =

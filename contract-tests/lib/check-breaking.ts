@@ -38,6 +38,6 @@ if (found.length === 0) {
   process.stdout.write(`no breaking change in openapi.yaml against ${base}\n`);
   process.exit(0);
 }
-process.stdout.write(`${found.length} breaking change(s) in openapi.yaml against ${base} (SPEC.md "Versioning": a breaking change is published under /api/v2):\n`);
+process.stdout.write(`${found.length} breaking change(s) in openapi.yaml against ${base} (openapi.yaml "Versioning": a breaking change is published under /api/v2):\n`);
 for (const change of found) process.stdout.write(`  [${change.kind}] ${change.where}: ${change.detail}\n`);
 process.exit(1);

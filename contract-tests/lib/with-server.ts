@@ -60,8 +60,8 @@ const WEBHOOK_ENV = {
   OFFERDESK_WEBHOOK_DEV_RESOLVE: 'hooks.contract.test=127.0.0.1:9',
 };
 const SERVER_STOP_DEADLINE_MS = 30_000;
-/** SPEC.md "Offer event" types; `signed` is ours for offer.signed (src/domain/timeline.ts). */
-const SPEC_TIMELINE_TYPES = [
+/** openapi.yaml "OfferEvent" types; `signed` is ours for offer.signed (src/domain/timeline.ts). */
+const KNOWN_TIMELINE_TYPES = [
   'created', 'edited', 'sent', 'viewed', 'section_viewed', 'calculator_used', 'summary_viewed',
   'code_requested', 'code_failed', 'code_verified', 'accepted', 'expired', 'withdrawn', 'signed',
 ];
@@ -140,7 +140,7 @@ async function seedFixture(
   await seedOffers(sql, { workspaceId: workspace.id, offers: SEED_OFFERS, randomSeed: SEED_RANDOM_SEED, now: clock.now() });
   const key = await createApiKey(sql, clock, { workspaceId: workspace.id, name: 'contract gates', actingAccountId: owner.id });
 
-  // Reported status, as SPEC.md "States and transitions" defines it (a sent offer past its deadline is expired).
+  // Reported status, as openapi.yaml "Offer states" defines it (a sent offer past its deadline is expired).
   const statuses = await sql<{ status: string }[]>`
     select distinct case when status = 'sent' and expires_at <= now() then 'expired' else status end as status
     from offers where workspace_id = ${workspace.id}::uuid`;
@@ -148,7 +148,7 @@ async function seedFixture(
     select distinct e.type from offer_events e join offers o on o.id = e.offer_id
     where o.workspace_id = ${workspace.id}::uuid`;
   const missingStatuses = OFFER_STATUSES.filter((s) => !statuses.some((r) => r.status === s));
-  const missingTypes = SPEC_TIMELINE_TYPES.filter((t) => !types.some((r) => r.type === t));
+  const missingTypes = KNOWN_TIMELINE_TYPES.filter((t) => !types.some((r) => r.type === t));
   if (missingStatuses.length > 0 || missingTypes.length > 0) {
     throw new Error(
       `the seeded fixture must hold every status and timeline type; missing statuses [${missingStatuses}], types [${missingTypes}]`,

@@ -1,7 +1,7 @@
 """Schemathesis hooks of the fuzzing gate (loaded through `hooks` in contract-tests/schemathesis.toml).
 
 One custom check keeps the narrowing of `positive_data_acceptance` on the cursor operations exactly
-as narrow as SPEC.md demands: a schema-valid request may be refused with 400 only because of its
+as narrow as the contract demands: a schema-valid request may be refused with 400 only because of its
 `cursor`, never because of `status` or `limit`.
 """
 
@@ -18,7 +18,7 @@ CURSOR_OPERATIONS = {
 
 @schemathesis.check
 def positive_data_rejected_only_for_cursor(ctx, response, case):
-    """SPEC.md "Pagination rules" 2: "A cursor that cannot be read ... gives 400 with param `cursor`".
+    """openapi.yaml "Pagination": "A cursor that cannot be read ... gives 400 with param `cursor`".
 
     Any other 400 to schema-valid data (for instance a `limit` of 7 refused) is a real failure.
     """

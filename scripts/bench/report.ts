@@ -162,7 +162,7 @@ export function printReport(results: BenchResults, options: BenchOptions, log: (
     log(
       `fairness: ${fair.smallWorkspaces} small workspaces' ${fair.smallDeliveries} first attempts all done ${f(fair.smallFirstAttemptsMaxMs / 1000, 2)} s after commit ` +
         `(p50 ${f(fair.smallFirstAttemptsP50Ms / 1000, 2)} s), beside ${fair.bigEventsCommitted} events of one workspace ` +
-        `(${fair.bigEventsTurnedIntoWebhooks} turned into webhooks; ${fair.bigEventsDroppedByLimit} dropped by SPEC.md's 1,000-waiting-events limit)`,
+        `(${fair.bigEventsTurnedIntoWebhooks} turned into webhooks; ${fair.bigEventsDroppedByLimit} dropped by the 1,000-waiting-events limit)`,
     );
     if (w.workspaceScale) {
       log(`\nmany workspaces (1 worker, one endpoint each, first ${w.workspaceScale.reference.measured} first attempts from the first arrival)`);

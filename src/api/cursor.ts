@@ -4,7 +4,7 @@ import { isUuid } from '../domain/validate.js';
 import { loadCursorKey, SealedCursor } from '../http/sealed-cursor.js';
 
 /**
- * Opaque, tamper-evident cursors (SPEC.md "Pagination rules" 2: "A cursor is used only with the
+ * Opaque, tamper-evident cursors (openapi.yaml "Pagination": "A cursor is used only with the
  * list it came from and must not be built or edited"), sealed by http/sealed-cursor.ts. The
  * payload names its list: the workspace it was read for, and the offers list with its status
  * filter or the timeline of one offer; a cursor presented to another list, or with another

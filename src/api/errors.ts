@@ -3,7 +3,7 @@ import type { ErrorBody, ErrorCode } from '../contract.js';
 import { sendJson } from '../http/respond.js';
 
 /**
- * SPEC.md "Error object" and "Errors": one body shape (openapi.yaml's `Error`, its codes
+ * openapi.yaml "Error" and "Errors": one body shape (openapi.yaml's `Error`, its codes
  * `ErrorCode`), fixed messages, produced only here.
  */
 export type { ErrorCode };
@@ -19,7 +19,7 @@ export const MESSAGES = {
 
 export const invalidParameterMessage = (name: string) => `Invalid value for query parameter "${name}".`;
 
-/** SPEC.md "Methods": the Allow header of OPTIONS and 405 answers. */
+/** openapi.yaml "Methods": the Allow header of OPTIONS and 405 answers. */
 export const ALLOW = 'GET, HEAD, OPTIONS';
 
 function sendError(res: Response, status: number, code: ErrorCode, message: string, param?: string): void {

@@ -28,7 +28,7 @@ export function createOperations(deps: ReadDeps & { limits: RateLimits; logger: 
   api.register({
     ...handlers,
     ...fallbackHandlers,
-    // SPEC.md "Pagination rules" 3, from the raw query string app.ts keeps in res.locals.rawQuery.
+    // openapi.yaml "Pagination", from the raw query string app.ts keeps in res.locals.rawQuery.
     postRoutingHandler: ownQueryOnly,
     unauthorizedHandler: (c: Context, _req: Request, res: Response) => {
       const failure = (c.security?.bearerAuth as { error?: unknown } | undefined)?.error;

@@ -50,7 +50,7 @@ export function readHandler<Q, V>(operation: ReadOperation<Q, V>, deps: ReadDeps
     const read = { scope: { apiKeyHash: admission.keyHash }, now: deps.clock.now(), query: parsed, path };
     const found = await operation.read(read, tracedDeps(deps, requestSpan(res)));
     if (found === null) return reply.unauthorized(res);
-    // SPEC.md "Pagination rules" 2: a cursor is used only with the list it came from, and one
+    // openapi.yaml "Pagination": a cursor is used only with the list it came from, and one
     // workspace's list is not another's. Checked after step 6, as only then is the workspace
     // known, and answered like any other unusable cursor (what was read is not sent).
     const cursorWorkspace = operation.cursorWorkspace?.(parsed) ?? null;
@@ -60,7 +60,7 @@ export function readHandler<Q, V>(operation: ReadOperation<Q, V>, deps: ReadDeps
   };
 }
 
-/** SPEC.md "GET /offers/{id}": an ID of the wrong form is answered like an unknown one (404). */
+/** openapi.yaml "getOffer": an ID of the wrong form is answered like an unknown one (404). */
 export function offerIdOrNull(raw: string | undefined): string | null {
   return raw !== undefined && isUuid(raw) ? raw.toLowerCase() : null;
 }

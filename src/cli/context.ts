@@ -145,7 +145,7 @@ const ISO_TIME =
 /**
  * An ISO 8601 time: `YYYY-MM-DD` (midnight UTC) or date and time with `Z` or an offset, seconds and
  * up to three fraction digits optional. A time without a zone is refused: it would be ambiguous.
- * Years 0001..9999 (SPEC.md "Resources": the range of every timestamp).
+ * Years 0001..9999 (openapi.yaml "Conventions": the range of every timestamp).
  */
 export function parseIsoTime(raw: string): Date {
   const match = ISO_TIME.exec(raw);

@@ -30,7 +30,7 @@ export interface ReadinessConfig {
   workerStaleAfterMs: number;
 }
 
-/** SPEC.md "API limits" needs nothing from these; they keep a slow client from holding a socket. */
+/** openapi.yaml "Limits" needs nothing from these; they keep a slow client from holding a socket. */
 export function loadHttpLimits(env: Env): HttpLimits {
   const http: HttpLimits = {
     headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),

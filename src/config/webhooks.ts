@@ -2,7 +2,7 @@ import { boolean, ConfigError, integer, type Env } from './values.js';
 
 /**
  * Attempts one webhook worker runs at once unless WEBHOOK_WORKER_CONCURRENCY says otherwise.
- * Sending is I/O-bound (SPEC.md "Webhook limits": up to 10 seconds per answer) and outcomes are
+ * Sending is I/O-bound (docs/webhook-delivery.md "Limits": up to 10 seconds per answer) and outcomes are
  * written in batches, so slots are cheap: one worker delivered 628/s at 16, 924/s at 64 and
  * 1,047/s at 128 (docs/performance.md). 64 keeps most of the gain, and a slow endpoint's share
  * (a quarter, 16 slots) still leaves 48 for the others.
@@ -37,7 +37,7 @@ export interface WebhookConfig {
   devListen: boolean;
   /** Domain suffixes no endpoint may use: the service's own domains and hosting platforms. */
   blockedDomainSuffixes: string[];
-  /** SPEC.md "Webhook limits": deliveries started per minute per workspace. */
+  /** docs/webhook-delivery.md "Limits": deliveries started per minute per workspace. */
   startsPerMinutePerWorkspace: number;
   /** How many deliveries one worker process sends at once. */
   workerConcurrency: number;
@@ -72,7 +72,7 @@ export const DEFAULT_BLOCKED_DOMAIN_SUFFIXES = [
 ];
 
 /**
- * SPEC.md "Webhook endpoint management" wants public receivers only; the listen mapping is a
+ * console-api.yaml "Endpoint addresses" wants public receivers only; the listen mapping is a
  * development exception, so it is never on where a production marker is present.
  */
 function devListen(env: Env, databaseUrl: string | undefined): boolean {

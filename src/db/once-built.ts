@@ -11,7 +11,7 @@ import type { ValuesResult } from './fixed-shape-rows.js';
  * only on the statement's shape. Examples of shape are which filter applies and the row count
  * written in the text (read-model/planned-once.ts). For a read of the API that is most of the
  * client's cost before the socket write. For an unknown key it is all of it: that request
- * builds the whole read only to find no key (SPEC.md "Order of checks" step 6).
+ * builds the whole read only to find no key (openapi.yaml "Order of checks" step 6).
  *
  * How: `build` gets the shape as it is and the values as stand-ins. The text is written from the
  * fragment tree the way postgres.js writes it ($1, $2, … in order of appearance, one per

@@ -1,6 +1,6 @@
 import { hash, randomInt } from 'node:crypto';
 
-/** SPEC.md "Authentication" 2: "Keys begin with a fixed service-specific prefix followed by `live_`". */
+/** openapi.yaml "Authentication": "Keys begin with a fixed service-specific prefix followed by `live_`". */
 export const API_KEY_PREFIX = 'odk_live_';
 /** Random part: base62, 40 characters (about 238 bits). Accepted on input: 32 to 64 characters. */
 export const API_KEY_RANDOM_LENGTH = 40;
@@ -13,7 +13,7 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + random;
 }
 
-/** The form check of SPEC.md "Order of checks" step 3: decided without any lookup. */
+/** The form check of openapi.yaml "Order of checks" step 3: decided without any lookup. */
 export function isWellFormedApiKey(candidate: string): boolean {
   return WELL_FORMED_KEY.test(candidate);
 }

@@ -8,7 +8,7 @@ import { requireName } from './names.js';
 import { requireTimestamp, requireUuid } from './validate.js';
 
 /**
- * API keys of SPEC.md "Authentication" 3: created by owners and admins with a name and an
+ * API keys of console-api.yaml "API keys": created by owners and admins with a name and an
  * optional expiry, shown exactly once, revocable. Only hashApiKey(key), a four-character hint and
  * the visible prefix are stored. Creation and revocation are audited in their own transaction
  * (`via`: the console, or by default the operator's CLI).

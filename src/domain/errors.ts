@@ -6,7 +6,7 @@
  * else thrown by a domain function is unexpected (the console's 500, the CLI's exit code 1).
  */
 
-/** `limit_reached`: a limit of SPEC.md "Webhook limits" (endpoints, workspaces, tests, resends). */
+/** `limit_reached`: a limit of console-api.yaml "Limits" (endpoints, workspaces, tests, resends). */
 export type DomainErrorKind = 'not_found' | 'invalid_transition' | 'invalid_input' | 'forbidden' | 'limit_reached';
 
 /** The CLI's exit code for every refusal (cli/context.ts EXIT_BAD_INPUT). */
@@ -33,35 +33,35 @@ export const DOMAIN_ERRORS = {
   OD_ERR_INVALID_INPUT: spec('invalid_input', 400, (reason: string) => reason),
   OD_ERR_INVALID_TRANSITION: spec('invalid_transition', 400, (reason: string) => reason),
   OD_ERR_FORBIDDEN: spec('forbidden', 403, (reason: string) => reason),
-  /** SPEC.md "Webhook endpoint management": an address rule refused the endpoint's address. */
+  /** console-api.yaml "Endpoint addresses": an address rule refused the endpoint's address. */
   OD_ERR_ENDPOINT_ADDRESS: spec('invalid_input', 400, (reason: string) => `endpoint address refused: ${reason}`),
-  /** SPEC.md "Webhook limits": endpoints per workspace. */
+  /** console-api.yaml "Limits": endpoints per workspace. */
   OD_ERR_ENDPOINTS_PER_WORKSPACE: spec(
     'limit_reached',
     409,
     (workspaceId: string, max: number) => `workspace ${workspaceId} already has ${max} endpoints (the limit)`,
   ),
-  /** SPEC.md "Webhook limits": workspaces in which one account may create endpoints. */
+  /** console-api.yaml "Limits": workspaces in which one account may create endpoints. */
   OD_ERR_WORKSPACES_PER_ACCOUNT: spec(
     'limit_reached',
     409,
     (accountId: string | null, max: number) =>
       `account ${accountId} already has endpoints in ${max} workspaces (the limit; paused endpoints count)`,
   ),
-  /** SPEC.md "Webhook limits": test events. */
+  /** console-api.yaml "Limits": test events. */
   OD_ERR_TEST_EVENTS: spec(
     'limit_reached',
     409,
     (endpointId: string, max: number, minutes: number) =>
       `endpoint ${endpointId} has had ${max} tests in the last ${minutes} minutes (the limit); try again later`,
   ),
-  /** SPEC.md "Delivery, retries, pause": a failed delivery "can be resent ... up to 5 times". */
+  /** openapi.yaml "Webhook delivery and retries": a failed delivery "can be resent ... up to 5 times". */
   OD_ERR_RESENDS_PER_DELIVERY: spec(
     'limit_reached',
     409,
     (deliveryId: string, max: number) => `delivery ${deliveryId} was already resent ${max} times (the limit)`,
   ),
-  /** SPEC.md "Webhook limits": open deliveries per endpoint, for a resend of many. */
+  /** docs/webhook-delivery.md "Limits": open deliveries per endpoint, for a resend of many. */
   OD_ERR_OPEN_DELIVERIES_PER_ENDPOINT: spec(
     'limit_reached',
     409,

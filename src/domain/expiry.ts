@@ -3,11 +3,11 @@ import type { Sql, Tx } from '../db/connect.js';
 import { recordWebhookEvent } from './outbox.js';
 
 /**
- * SPEC.md "States and transitions": sent → expired when "expires_at reached"; expired_at is set
+ * openapi.yaml "Offer states": sent → expired when "expires_at reached"; expired_at is set
  * and offer.expired is emitted. Dates follow the deadline, not the job: expired_at, updated_at
  * and the entry's occurred_at are the offer's expires_at, because that is when the offer expired
  * (and when the API already started reporting it as expired, before this job ran). The entry's
- * data.expires_at is the deadline truncated to whole seconds (SPEC.md "Offer event": "it may
+ * data.expires_at is the deadline truncated to whole seconds (openapi.yaml "OfferEvent": "it may
  * differ in milliseconds from the offer's expires_at").
  */
 

@@ -7,7 +7,7 @@ import { hashToken, newToken } from './sign-in-links.js';
 import { isUuid, requireEmail } from './validate.js';
 
 /**
- * Invitations into a workspace (docs/console.md "Members"): owners and admins invite an email
+ * Invitations into a workspace (docs/console.md "Invitations"): owners and admins invite an email
  * address with a role; the invited person gets a mail with a link `<publicUrl>/console/invitation#token=...`
  * and accepting it adds them (making their account first when the address has none). The rules
  * are those of members.ts: an admin never invites an owner nor revokes an owner's invitation.

@@ -1,8 +1,8 @@
 /**
- * The product's actions on an offer (SPEC.md, States and transitions), one file per actor:
+ * The product's actions on an offer (openapi.yaml "Offer states"), one file per actor:
  * sender, recipient, acceptance, expiry. Each is one transaction: lock the offer row, check the
  * state table at the action's time, change the offer, append its timeline entry and, for actions
- * with a webhook type, write the outbox row (SPEC.md, Webhook event types). A refused action
+ * with a webhook type, write the outbox row (openapi.yaml "Webhook events"). A refused action
  * throws DomainError and changes nothing.
  *
  * `at` records an action as having happened in the past (imports, tests): never in the future,

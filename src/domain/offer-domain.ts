@@ -7,7 +7,7 @@ import { invalidInput } from './errors.js';
 import { checkOfferDomain, offerDomainToken } from './offer-domain-rules.js';
 
 /**
- * A workspace's custom offer-page domain. SPEC.md "Webhook endpoint management" refuses endpoints
+ * A workspace's custom offer-page domain. console-api.yaml "Endpoint addresses" refuses endpoints
  * on "a custom domain a workspace uses for its offer pages"; since that refusal reaches every
  * tenant's endpoints, a domain counts only once the workspace has shown it controls it (a DNS TXT
  * record with a token, as hosting platforms verify custom domains), and public suffixes, the

@@ -4,7 +4,7 @@ import type { Fragment, Queryable, Tx } from '../db/connect.js';
 import { invalidInput, invalidTransition, notFound } from './errors.js';
 
 export type { OfferStatus };
-/** SPEC.md "States and transitions"; exactly openapi.yaml's `OfferStatus` (checked by the typecheck). */
+/** openapi.yaml "Offer states"; exactly openapi.yaml's `OfferStatus` (checked by the typecheck). */
 export const OFFER_STATUSES = exhaustive<OfferStatus>()(['draft', 'sent', 'accepted', 'declined', 'expired', 'withdrawn']);
 
 /** The offer row as an action sees it, read under its row lock. */
@@ -61,7 +61,7 @@ export async function lockOffer(tx: Tx, offerId: string): Promise<LockedOffer> {
 
 /**
  * An action recorded in the past (`at`, the CLI's `--at`) must not go back before the offer's last
- * timeline entry: the timeline is in time order (SPEC.md, Offer event (timeline entry)).
+ * timeline entry: the timeline is in time order (openapi.yaml "OfferEvent").
  */
 export function requireNotBeforeLastEntry(offer: LockedOffer, at: Date): void {
   if (offer.lastOccurredAt && at.getTime() < offer.lastOccurredAt.getTime()) {
@@ -72,7 +72,7 @@ export function requireNotBeforeLastEntry(offer: LockedOffer, at: Date): void {
 }
 
 /**
- * SPEC.md "States and transitions": "A sent offer whose expires_at lies in the past is reported
+ * openapi.yaml "Offer states": "A sent offer whose expires_at lies in the past is reported
  * with status expired". We apply the same reading to every rule: at or after its deadline a sent
  * offer is expired, whether or not the expiry job has run yet. So it can no longer be viewed,
  * edited, sent again, signed, accepted or withdrawn; the only move left is the expiry itself.

@@ -5,7 +5,7 @@ import { exhaustive } from '../exhaustive.js';
 import { traceparentOf } from '../telemetry/tracing.js';
 
 /**
- * Webhook event types of SPEC.md "Webhook event types" that product actions emit (ping is sent by
+ * Webhook event types of openapi.yaml "Webhook events" that product actions emit (ping is sent by
  * tests): exactly the offer events of openapi.yaml's `webhooks` section (checked by the typecheck).
  */
 export const OFFER_WEBHOOK_TYPES = exhaustive<OfferWebhookEventType>()([
@@ -18,7 +18,7 @@ export const OFFER_WEBHOOK_TYPES = exhaustive<OfferWebhookEventType>()([
 ]);
 export type OfferWebhookType = OfferWebhookEventType;
 
-/** SPEC.md "Events" rule 1: offer.expired is "dispatched about two minutes later". */
+/** openapi.yaml "Webhook events": offer.expired is "dispatched about two minutes later". */
 export const EXPIRED_DISPATCH_DELAY_MS = 2 * MINUTE;
 
 export interface OutboxEvent {
@@ -35,7 +35,7 @@ export interface OutboxEvent {
 /**
  * Writes the outbox row. Must be called with the transaction that changes the offer and appends
  * the timeline entry, so the three commit or roll back together: nothing is sent for a rolled-back
- * action and nothing committed is lost (SPEC.md, Webhook event types: each action emits its event).
+ * action and nothing committed is lost (openapi.yaml "Webhook events": each action emits its event).
  * With tracing on, the row keeps the traceparent of the span `tx` carries (tracedSql: the request,
  * the CLI command, the job), which the fan-out and each delivery attempt link to.
  */

@@ -6,7 +6,7 @@ import { isUuid, requireUuid } from './validate.js';
 
 export const MEMBERSHIP_ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof MEMBERSHIP_ROLES)[number];
-/** SPEC.md "Authentication" 3 and "Webhook endpoint management": owners and admins manage keys and endpoints. */
+/** console-api.yaml "API keys" and "Webhook endpoints": owners and admins manage keys and endpoints. */
 export const MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 
 export async function requireWorkspace(sql: Queryable, workspaceId: string): Promise<{ id: string; name: string }> {
@@ -26,7 +26,7 @@ export type ActorId = string | null;
 
 /**
  * The one permission rule of the console and the CLI (console-api.yaml "Who may do what"; as in
- * SPEC.md "Authentication" 5, another workspace's ID looks like an unknown ID): an account that is
+ * console-api.yaml "Who may do what", another workspace's ID looks like an unknown ID): an account that is
  * not a member of the workspace gets not_found with the words of an unknown ID (`target`, the
  * workspace by default), so nobody learns which workspaces exist; a member without one of `roles`
  * gets forbidden. The operator (null) holds the database's credentials and may do anything; the

@@ -1,6 +1,6 @@
 import type { Tx } from '../db/connect.js';
 
-/** Timeline types of SPEC.md "Offer event", plus `signed` (our type for offer.signed, which SPEC.md leaves unnamed). */
+/** Timeline types of openapi.yaml "OfferEvent", plus `signed` (the type of offer.signed's entry, openapi.yaml "Webhook events"). */
 export const TIMELINE_TYPES = [
   'created',
   'edited',
@@ -33,7 +33,7 @@ export interface TimelineEntry {
 /**
  * Appends one entry with sequence = last_sequence + 1 and sets updated_at to the entry's time.
  * The caller holds the offer row lock (`select ... for update`), so concurrent actions on one
- * offer queue up and the timeline stays 1..n without gaps (SPEC.md "Offer event": sequence is a
+ * offer queue up and the timeline stays 1..n without gaps (openapi.yaml "OfferEvent": sequence is a
  * "stable position in the timeline of its offer").
  */
 export async function appendTimelineEntry(tx: Tx, offerId: string, entry: TimelineEntry): Promise<number> {

@@ -60,7 +60,7 @@ export function optionalIp(value: unknown): string | null {
   return value;
 }
 
-// SPEC.md "Resources": timestamps live in years 0001..9999; we refuse anything outside at input.
+// openapi.yaml "Conventions": timestamps live in years 0001..9999; we refuse anything outside at input.
 const MIN_TIME = new Date('0001-01-01T00:00:00.000Z').getTime();
 const MAX_TIME = new Date('9999-12-31T23:59:59.999Z').getTime();
 

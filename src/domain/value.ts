@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 
 /**
- * SPEC.md "Offer": value is the "Recommended package of the first visible pricing section; if
+ * openapi.yaml "Offer": value is the "Recommended package of the first visible pricing section; if
  * none, the first package; if none, amount 0". We read it as: take the first visible pricing
  * section (lowest position); its recommended package, else its first package (lowest position);
  * if there is no visible pricing section, or it has no packages, 0. Later sections are never

@@ -10,7 +10,7 @@ const LONGEST_KNOWN_ADDRESS = 64;
 const known = new Map<string, string>();
 
 /**
- * SPEC.md "API limits": the per-IP limit counts "IPv4 per address, IPv6 per /64 network".
+ * openapi.yaml "Limits": the per-IP limit counts "IPv4 per address, IPv6 per /64 network".
  * IPv4-mapped IPv6 addresses (::ffff:a.b.c.d, as Node reports IPv4 clients on dual-stack
  * sockets) count as the IPv4 address they carry.
  */

@@ -15,7 +15,7 @@ export interface OpenApiDocument {
 }
 
 /**
- * Where the API lives under a server's address (SPEC.md "Versioning": {base_url} ends with it),
+ * Where the API lives under a server's address (openapi.yaml "Versioning": {base_url} ends with it),
  * as openapi.yaml's relative `servers` entry names it.
  */
 export const API_BASE_PATH = '/api/v1';

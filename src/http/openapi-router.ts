@@ -60,7 +60,7 @@ export function createOpenApiRouter(definition: object, security: Record<string,
   };
 
   /**
-   * SPEC.md "Pagination rules" 3: only the matched operation's own query parameters, first value
+   * openapi.yaml "Pagination": only the matched operation's own query parameters, first value
    * each, go on to validation and the handler; unknown ones are ignored. They are taken from the
    * raw query string app.ts keeps in `res.locals.rawQuery`, and set both on the request as parsed
    * after routing (`c.request`, what the handler reads) and on the request handed to

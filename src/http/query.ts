@@ -1,4 +1,4 @@
-/** SPEC.md "Limits": "Query string length 1024 characters including `?`". */
+/** openapi.yaml "Limits": "Query string length 1024 characters including `?`". */
 export const MAX_QUERY_LENGTH = 1024;
 
 /** The raw query string including its leading `?`, or '' when the URL has none. */
@@ -8,9 +8,9 @@ export function rawQuery(originalUrl: string): string {
 }
 
 /**
- * SPEC.md "Pagination rules" 3: "Unknown query parameters are ignored. A parameter sent twice
+ * openapi.yaml "Pagination": "Unknown query parameters are ignored. A parameter sent twice
  * uses its first value." Only the operation's own parameters are kept. `limit` becomes a number
- * only when it is one to four digits (SPEC.md: "digits only (up to four digits)"); anything else
+ * only when it is one to four digits (openapi.yaml "Pagination": digits only, at most four); anything else
  * stays a string and fails the schema's `type: integer`, giving 400 with param `limit`.
  */
 export function firstValues(query: string, declared: ReadonlySet<string>): Record<string, string | number> {

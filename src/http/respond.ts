@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 
 /**
- * SPEC.md "Endpoints": "Every response body is JSON (`application/json; charset=utf-8`) and
+ * openapi.yaml "Conventions": "Every response body is JSON (`application/json; charset=utf-8`) and
  * carries `Cache-Control: no-store`". HEAD answers get the same headers without the body
  * (Node drops the body of a HEAD response and keeps Content-Length).
  */

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/connect.js';
 
 /**
- * The one keyset-cursor codec of the API and the console (SPEC.md "Pagination rules" 2: "A cursor
+ * The one keyset-cursor codec of the API and the console (openapi.yaml "Pagination": "A cursor
  * is used only with the list it came from and must not be built or edited"): base64url(JSON) + "."
  * + a truncated HMAC-SHA256 over it, with a key the service keeps in its database, so every
  * process on one database accepts the others' cursors. What the JSON holds, and which list it

@@ -42,7 +42,7 @@ export interface PeriodicJob {
 }
 
 /**
- * SPEC.md "Events" rule 1: "offer.expired is detected every 15 minutes and dispatched about two
+ * openapi.yaml "Webhook events": "offer.expired is detected every 15 minutes and dispatched about two
  * minutes later". The domain's expiry writes each outbox row with available_at two minutes ahead;
  * it picks offers with `for update skip locked`, so even two runs at once expire each offer once.
  */
@@ -71,7 +71,7 @@ export const logPartitionsJob: PeriodicJob = {
 };
 
 /**
- * SPEC.md "Webhook limits": delivery log retention 30 days (what that means exactly:
+ * docs/delivery-log.md "Retention": delivery log retention 30 days (what that means exactly:
  * docs/delivery-log.md "Retention"). Whole days go at once: a day's partition is dropped once the
  * day ended 30 days ago, and a day of messages once it ended 30 days ago and no delivery still
  * kept or open refers to it. Rows of the default partitions (and the messages' legacy one) go one

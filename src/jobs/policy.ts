@@ -2,9 +2,9 @@ import { DAY, HOUR, MINUTE, SECOND } from '../clock.js';
 
 /** The periodic jobs' policy numbers, each named with its unit. */
 
-/** SPEC.md "Events" rule 1: "offer.expired is detected every 15 minutes". */
+/** openapi.yaml "Webhook events": "offer.expired is detected every 15 minutes". */
 export const EXPIRY_JOB_INTERVAL_MS = 15 * MINUTE;
-/** SPEC.md "Webhook limits": delivery log retention. */
+/** docs/delivery-log.md "Retention": delivery log retention. */
 export const DELIVERY_LOG_RETENTION_MS = 30 * DAY;
 /** How often the delivery log is trimmed to DELIVERY_LOG_RETENTION_MS. */
 export const RETENTION_JOB_INTERVAL_MS = 6 * HOUR;

@@ -3,7 +3,7 @@ import type { MailConfig } from '../config.js';
 import { SECOND } from '../clock.js';
 
 // What became of one send attempt: a closed set, the labels of offerdesk_mail_sent_total
-// (STYLE.md "Operations"); one list, kept where the metrics are declared.
+// (docs/operations.md "Metrics"); one list, kept where the metrics are declared.
 export { MAIL_OUTCOMES, type MailOutcome } from '../telemetry/metrics.js';
 
 /** One mail as it goes to the SMTP server. */

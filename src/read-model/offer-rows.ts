@@ -5,7 +5,7 @@ import type { Offer, OfferEvent, OfferStatus } from './types.js';
 /**
  * An Offer and a timeline entry as the read model selects them and shapes them for the wire:
  * the columns every read of an offer selects (offers.ts, offers-by-id.ts), so the API and a
- * webhook body carry the same fields (SPEC.md "Outgoing webhook request"), and the rows made
+ * webhook body carry the same fields (openapi.yaml "Webhook request"), and the rows made
  * into the wire shapes.
  */
 

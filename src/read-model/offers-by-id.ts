@@ -7,8 +7,8 @@ import type { Offer, OfferEvent } from './types.js';
  * Many (offer, timeline entry) pairs in one statement, for the webhook engine's fan-out, which
  * prepares a batch of bodies at once: one round trip and one plan instead of two statements per
  * event. Each pair reads exactly what readOffer and readOfferEvent in ./offers.ts return (the same
- * columns, offerColumns, `now` from the caller's Clock, so an overdue sent offer reads as expired: SPEC.md
- * "States and transitions", rules for reporting); test/webhooks/engine/offers-by-id.test.ts holds the
+ * columns, offerColumns, `now` from the caller's Clock, so an overdue sent offer reads as expired: openapi.yaml
+ * "Offer states"); test/webhooks/engine/offers-by-id.test.ts holds the
  * two to the same output.
  */
 

@@ -9,11 +9,11 @@ import type { Offer, OfferEvent, OfferStatus } from './types.js';
 /**
  * The read side of offers, shared by the API (GET /offers, /offers/{id}, /offers/{id}/events)
  * and the webhook engine (`data.offer`, `data.event`), so a webhook body always carries the
- * same fields as the API (SPEC.md "Outgoing webhook request": "Same fields as GET /offers/{id}").
+ * same fields as the API (openapi.yaml "Webhook request": "Same fields as GET /offers/{id}").
  *
  * Every query takes `now` from the caller's Clock: a sent offer whose deadline has passed is
  * reported as `expired` (with `expired_at` = its deadline) before the expiry job has run, and
- * exactly as after it (SPEC.md "States and transitions", rules for reporting; the rule itself is
+ * exactly as after it (openapi.yaml "Offer states", rules for reporting; the rule itself is
  * overdueSql in domain/offer-state.ts).
  *
  * The API's reads take a Scope (scope.ts): with the request's key they are also its key check.

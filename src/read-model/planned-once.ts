@@ -2,7 +2,7 @@ import type { Fragment, Queryable } from '../db/connect.js';
 
 /**
  * The row counts a page's statement may be written with, smallest first (`limit` + 1 for the
- * next-page check, up to 101: SPEC.md "API limits").
+ * next-page check, up to 101: openapi.yaml "Limits").
  */
 const ROW_LIMITS = [2, 11, 26, 51, 101] as const;
 

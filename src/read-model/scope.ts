@@ -5,8 +5,8 @@ import { unpricedSql } from './planned-once.js';
 
 /**
  * Whose data a read may see: a workspace named by the caller (the webhook engine, the benchmark's
- * baseline), or the workspace of an API key. With a key, the key check of SPEC.md "Order of
- * checks" step 6 (exists, not revoked, not expired) and the read are one statement, so a request
+ * baseline), or the workspace of an API key. With a key, the key check of openapi.yaml
+ * "Order of checks" step 6 (exists, not revoked, not expired) and the read are one statement, so a request
  * costs one round trip and a revocation still takes effect on the very next request: nothing is
  * cached.
  */
@@ -16,7 +16,7 @@ export type Scope = { workspaceId: string } | { apiKeyHash: Buffer };
 export type Scoped<T> = { workspaceId: string; value: T } | null;
 
 /**
- * SPEC.md "Authentication": a key is valid while it is not revoked and not past its expiry. The
+ * openapi.yaml "Authentication": a key is valid while it is not revoked and not past its expiry. The
  * one statement of that rule, for the api_keys row `alias`, at the caller's clock time `now`.
  */
 export function validKeySql(sql: Queryable, alias: string, now: Date): Fragment {

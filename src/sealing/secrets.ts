@@ -2,11 +2,11 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import { assertMasterKey, type MasterKeys } from './master-keys.js';
 
 /**
- * Endpoint secrets and their sealing at rest under the master key (SPEC.md "Webhook endpoint
- * management": the secret has the shape `whsec_<base64>`; docs/reliability.md for the keys).
+ * Endpoint secrets and their sealing at rest under the master key (console-api.yaml
+ * "Webhook endpoints": the secret has the shape `whsec_<base64>`; docs/reliability.md for the keys).
  */
 
-/** SPEC.md "Webhook signature": the secret's prefix, removed before base64-decoding the key. */
+/** openapi.yaml "Webhook signature": the secret's prefix, removed before base64-decoding the key. */
 export const SECRET_PREFIX = 'whsec_';
 /** Random bytes of a new endpoint secret. */
 export const SECRET_KEY_BYTES = 32;

@@ -123,7 +123,7 @@ export async function seedChunk(tx: Tx, c: Chunk): Promise<number> {
       from seed_plan p
      where p.layout = 'hidden'`;
 
-  // 5. The timeline itself, with each type's data (SPEC.md "Offer event" data fields).
+  // 5. The timeline itself, with each type's data (openapi.yaml "OfferEvent" data fields).
   const [inserted] = await tx<{ n: number }[]>`
     with rows as (
       insert into offer_events (offer_id, sequence, type, occurred_at, version, data, ip, user_agent)

@@ -18,7 +18,7 @@ export interface SeedInput {
   /** Messages; deliveries = count x endpoints. */
   count: number;
   now: Date;
-  /** Newest messages left pending (at most 1,000 per endpoint, SPEC.md "Webhook limits"). */
+  /** Newest messages left pending (at most 1,000 per endpoint, docs/webhook-delivery.md "Limits"). */
   pending?: number;
   batch?: number;
 }

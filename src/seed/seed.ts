@@ -12,14 +12,14 @@ import { seedChunk } from './chunk.js';
  * (`hashint8extended(i * 64 + salt, seed)`), so one seed always yields the same data, ids included.
  *
  * Every offer gets a full, consistent lifecycle: the rows obey every CHECK constraint and the
- * shape rules of SPEC.md "Offer" (a draft has no sent_at, expires_at, version or recipient; an
+ * shape rules of openapi.yaml "Offer" (a draft has no sent_at, expires_at, version or recipient; an
  * accepted offer has accepted_at and accepted_by; an expired one expired_at), its timeline is
  * 1..last_sequence without gaps in time order, updated_at is its last entry's time, value follows
  * the rule of value.ts (a test recomputes it), and no entry lies after `now`.
  *
  * Mix: draft, sent with an open deadline, sent past its deadline (the job has not run yet),
  * accepted by one signer, accepted by several signers (signed entries, then accepted), expired,
- * withdrawn, and a few declined (SPEC.md shows no move into declined; the rows exist so the status
+ * withdrawn, and a few declined (openapi.yaml "Offer states" describes no move into declined; the rows exist so the status
  * filter can be exercised). Every timeline type appears. One offer in ten belongs to a group of 40
  * created in the same millisecond, for keyset pagination's tie-break on id.
  *

@@ -8,7 +8,7 @@ import { generateEndpointSecret, sealSecret } from '../sealing/secrets.js';
  * workspaces): each row of `rows` is one endpoint, subscribed to every offer event, at
  * `https://<host>/<kind>/<n>` (n counts from 1 over all rows), of the given workspace or, for a null
  * id, of a new workspace named `Tenant <kind> <n>` (no members). Every workspace joins the fairness
- * queue at `queuePosition(kind)` (SPEC.md "Webhook limits"). Each endpoint gets its own secret sealed
+ * queue at `queuePosition(kind)` (docs/webhook-delivery.md "Limits"). Each endpoint gets its own secret sealed
  * under `masterKey`: a sealed value opens only for its own endpoint's id. One transaction, in
  * batches; `progress` after each.
  */

@@ -37,8 +37,7 @@ export interface AppDeps {
 
 /**
  * The HTTP service: /api/v1 routed by openapi-backend, liveness (/healthz) and readiness (/readyz)
- * outside it, and 404 for everything else. No CORS middleware anywhere (SPEC.md: "The API sets no
- * CORS headers").
+ * outside it, and 404 for everything else. No CORS middleware anywhere (openapi.yaml "Scope").
  */
 export async function createApp(deps: AppDeps): Promise<{ app: express.Express; classes: ServerClasses; close(): Promise<void> }> {
   const { sql, config, clock, logger } = deps;
@@ -56,7 +55,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   // The base path and every path under it match exactly: `/API/V1/workspace` is a path that does
-  // not exist (SPEC.md "Methods": 404 for every method), not another spelling of the API.
+  // not exist (openapi.yaml "Methods": 404 for every method), not another spelling of the API.
   app.set('case sensitive routing', true);
   // Every request's id, log line and (tracing on) server span.
   app.use(requestLog(logger, config.trustProxy !== false));
@@ -106,7 +105,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: express.Express; 
 }
 
 /**
- * SPEC.md "Methods": "HEAD | Treated exactly like GET (same checks, status, headers) with no body".
+ * openapi.yaml "Methods": "HEAD | Treated exactly like GET (same checks, status, headers) with no body".
  * openapi.yaml describes HEAD in prose, not as operations, so a HEAD request is routed, checked
  * and answered as the path's GET; Node drops the body of a HEAD response and keeps its headers.
  */
@@ -114,7 +113,7 @@ function routedMethod(method: string): string {
   return method === 'HEAD' ? 'get' : method.toLowerCase();
 }
 
-/** Logged with its cause, answered with SPEC.md's generic 500 body (nothing internal in it). */
+/** Logged with its cause, answered with the generic 500 body of openapi.yaml "Errors" (nothing internal in it). */
 function answerUnexpectedError(res: Response, processLogger: Logger, error: unknown): void {
   const logger = spanLogger(processLogger, requestSpan(res));
   // Answered already (the deadline, usually): the late end of the same request is only logged.

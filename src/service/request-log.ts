@@ -33,7 +33,7 @@ interface Tracked {
 
 /**
  * No request waits without bound: one that has no answer after `ms` (a database connection that
- * never answers, a pool that never frees) gets SPEC.md's 500 `internal_error`, with whatever
+ * never answers, a pool that never frees) gets the 500 `internal_error` of openapi.yaml "Errors", with whatever
  * RateLimit-* headers it already has. The handler may still finish; its late answer is dropped.
  *
  * Every deadline is `ms` after its request started, so the pending requests, kept in start order,

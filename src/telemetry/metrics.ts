@@ -22,7 +22,7 @@ export const ATTEMPT_OUTCOMES = [
 ] as const;
 export type AttemptOutcomeLabel = (typeof ATTEMPT_OUTCOMES)[number];
 
-/** SPEC.md "API limits": the per-key and the per-IP limit. */
+/** openapi.yaml "Limits": the per-key and the per-IP limit. */
 export const RATE_LIMITS = ['key', 'ip'] as const;
 export type RateLimitLabel = (typeof RATE_LIMITS)[number];
 
@@ -34,10 +34,10 @@ export const MAIL_OUTCOMES = ['sent', 'retry', 'refused', 'unconfirmed'] as cons
 export type MailOutcome = (typeof MAIL_OUTCOMES)[number];
 
 const SECOND_BUCKETS_HTTP = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-/** SPEC.md "Webhook limits": an attempt ends within 10 s; buckets past it show a late outcome write. */
+/** docs/webhook-delivery.md "Limits": an attempt ends within 10 s; buckets past it show a late outcome write. */
 const SECOND_BUCKETS_ATTEMPT = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 7.5, 10, 15];
 const SECOND_BUCKETS_LAG = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800];
-/** From the commit to the first 2xx, through SPEC.md's retry pauses (1 m, 5 m, 30 m, 2 h, 5 h, 8 h). */
+/** From the commit to the first 2xx, through the retry pauses of openapi.yaml "Webhook delivery and retries" (1 m, 5 m, 30 m, 2 h, 5 h, 8 h). */
 const SECOND_BUCKETS_END_TO_END = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 1800, 3600, 7200, 21600, 86400];
 
 const registers = [metricsRegistry];

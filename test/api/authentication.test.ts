@@ -20,7 +20,7 @@ async function expectUnauthorized(res: Response, rateHeaders: boolean) {
   expect(res.headers.get('ratelimit-limit') !== null).toBe(rateHeaders);
 }
 
-describe('SPEC.md "Authentication" 4: one identical 401', () => {
+describe('openapi.yaml "Authentication": one identical 401', () => {
   const wellFormedUnknown = 'odk_live_' + 'A'.repeat(40);
 
   it.each([

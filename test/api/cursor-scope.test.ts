@@ -3,7 +3,7 @@ import { createOffer, viewOffer, sendOffer } from '../../src/domain/offer-action
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
-// SPEC.md "Pagination rules" 2: "A cursor is used only with the list it came from". One
+// openapi.yaml "Pagination": "A cursor is used only with the list it came from". One
 // workspace's list is not another's, even when both keys are valid.
 
 let api: TestApi;
@@ -57,7 +57,7 @@ describe('a cursor is bound to the workspace it was read for', () => {
     expect(onOwnOffer.status).toBe(400);
   });
 
-  it('an unknown key with a valid cursor is still 401 (SPEC.md "Order of checks": the key before the resource)', async () => {
+  it('an unknown key with a valid cursor is still 401 (openapi.yaml "Order of checks": the key before the resource)', async () => {
     const cursor = await nextCursor('/offers?limit=1', a.key);
     const unknown = 'odk_live_' + 'x'.repeat(40);
     const res = await get(`${api.baseUrl}/offers?limit=1&cursor=${encodeURIComponent(cursor)}`, unknown);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 
-// SPEC.md "Methods": "A path that does not exist returns 404 `not_found` for every method, without
+// openapi.yaml "Methods": "A path that does not exist returns 404 `not_found` for every method, without
 // a key." Paths match exactly, letter case included: another spelling is another (unknown) path.
 
 let api: TestApi;

@@ -22,7 +22,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('fixed windows in memory (SPEC.md "API limits")', () => {
+describe('fixed windows in memory (openapi.yaml "Limits")', () => {
   it('the first request opens a window of 60 seconds', () => {
     const { windows } = windowsAt();
     expect(windows.hit('a')).toEqual({ count: 1, msLeft: 60_000 });

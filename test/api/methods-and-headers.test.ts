@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-describe('SPEC.md "Methods"', () => {
+describe('openapi.yaml "Methods"', () => {
   it.each(ENDPOINTS)('OPTIONS %s is 204 with Allow, no body and no key needed', async (endpoint) => {
     const res = await fetch(path(endpoint), { method: 'OPTIONS' });
     expect(res.status).toBe(204);
@@ -87,7 +87,7 @@ describe('SPEC.md "Methods"', () => {
   });
 });
 
-describe('SPEC.md "Endpoints": headers of every answer', () => {
+describe('openapi.yaml "Conventions": headers of every answer', () => {
   const cases = () => [
     { name: '200', run: () => get(path('/offers'), ws.key) },
     { name: '400', run: () => get(path('/offers?limit=0'), ws.key) },
@@ -121,7 +121,7 @@ describe('SPEC.md "Endpoints": headers of every answer', () => {
   });
 });
 
-describe('SPEC.md "GET /openapi.json"', () => {
+describe('openapi.yaml "getOpenApiDocument"', () => {
   it('serves openapi.yaml as JSON without a key, cacheable for 300 seconds', async () => {
     const res = await fetch(api.baseUrl + '/openapi.json');
     expect(res.status).toBe(200);

@@ -69,8 +69,8 @@ const read = async (path: string, key = ws.key) => {
   return { status: res.status, body: await res.json() };
 };
 
-describe('Offer fields (SPEC.md "Offer")', () => {
-  it('every field is always present, also on a draft, with nulls where SPEC says', async () => {
+describe('Offer fields (openapi.yaml "Offer")', () => {
+  it('every field is always present, also on a draft, with nulls where the contract says', async () => {
     const { body } = await read(`/offers/${ids.draft}`);
     expect(Object.keys(body.data).sort()).toEqual(OFFER_FIELDS);
     expect(body.data).toMatchObject({
@@ -115,7 +115,7 @@ describe('Offer fields (SPEC.md "Offer")', () => {
   });
 });
 
-describe('reporting rules (SPEC.md "States and transitions")', () => {
+describe('reporting rules (openapi.yaml "Offer states")', () => {
   it('a sent offer past expires_at reads expired, with expired_at, before and after the expiry job', async () => {
     api.clock.set('2026-03-10T11:59:59.999Z');
     expect((await read(`/offers/${ids.overdue}`)).body.data).toMatchObject({ status: 'sent', expired_at: null });

@@ -5,7 +5,7 @@ import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixture
 import { randomInt } from '../support/random.js';
 
 /**
- * SPEC.md "Order of checks for a GET to one of the four endpoints": 1 per-IP limit, 2 query
+ * openapi.yaml "Order of checks": 1 per-IP limit, 2 query
  * length, 3 key presence/form, 4 per-key limit, 5 parameters, 6 key existence, 7 resource.
  * Each case breaks two checks at once and expects the earlier one to answer.
  */
@@ -30,7 +30,7 @@ async function exhaust(times: number, pathAndQuery: string, options: { key?: str
   for (let i = 0; i < times; i++) await call(pathAndQuery, options);
 }
 
-describe('SPEC.md order of checks', () => {
+describe('order of checks (openapi.yaml "Order of checks")', () => {
   it('1 before 2: an exhausted IP gets 429 even for an overlong query, without RateLimit headers', async () => {
     const ip = '203.0.113.7';
     await exhaust(4, '/workspace', { ip });

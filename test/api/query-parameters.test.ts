@@ -64,7 +64,7 @@ describe('status', () => {
   });
 });
 
-describe('SPEC.md "Pagination rules" 3', () => {
+describe('openapi.yaml "Pagination"', () => {
   it('a parameter sent twice uses its first value', async () => {
     expect((await (await read('/offers?limit=1&limit=abc')).json()).data).toHaveLength(1);
     await expectInvalid('/offers?limit=abc&limit=1', 'limit');

@@ -10,7 +10,7 @@ let addresses = 0;
 const randomIp = () => `192.0.2.${1 + (addresses++ % 254)}`;
 const randomKey = () => 'odk_live_' + randomBytes(30).toString('base64url').replace(/[-_]/g, 'a').slice(0, 40);
 
-describe('SPEC.md "API limits" with the default numbers', () => {
+describe('openapi.yaml "Limits" with the default numbers', () => {
   let api: TestApi;
   let ws: WorkspaceFixture;
   beforeAll(async () => {

@@ -5,7 +5,7 @@ import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { describeInBrowser, useConsoleWorld } from './console-fixture.js';
 
 const URL_DOWN = 'https://hooks.test/down';
-/** SPEC.md "Delivery, retries, pause": 8 attempts, the longest pause 8 hours. */
+/** openapi.yaml "Webhook delivery and retries": 8 attempts, the longest pause 8 hours. */
 const ATTEMPTS = 8;
 const LONGEST_PAUSE = 8 * HOUR;
 

@@ -20,7 +20,7 @@ let ws2: { id: string };
 const { cli, json } = cliRunner(() => ({
   DATABASE_URL: db.url,
   LOG_LEVEL: 'silent',
-  // With DATABASE_URL set, sealing an endpoint's secret needs the master key (SPEC.md "Webhook endpoint management").
+  // With DATABASE_URL set, sealing an endpoint's secret needs the master key (console-api.yaml "Webhook endpoints").
   OFFERDESK_MASTER_KEY: MASTER_KEY,
   OFFERDESK_WEBHOOK_DEV_RESOLVE: 'receiver.acme.io=127.0.0.1:9,new.acme.io=127.0.0.1:9',
 }));

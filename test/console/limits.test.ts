@@ -4,7 +4,7 @@ import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { MAX_ENDPOINTS_PER_WORKSPACE, MAX_TEST_EVENTS_PER_WINDOW, MAX_WORKSPACES_PER_ACCOUNT } from '../../src/webhooks/engine/policy.js';
 import { consoleWorld, useConsoleApi } from './helpers.js';
 
-/** SPEC.md "Webhook limits" hold through the console exactly as in the CLI: one domain function behind both. */
+/** console-api.yaml "Limits" hold through the console exactly as in the CLI: one domain function behind both. */
 const ctx = useConsoleApi();
 
 describe('limits through the console', () => {

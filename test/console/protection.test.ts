@@ -118,7 +118,7 @@ describe('security headers on every /console answer', () => {
     expect(answer.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('not on the public API (its headers are SPEC.md\'s)', async () => {
+  it('not on the public API (its headers are those of openapi.yaml)', async () => {
     const answer = await fetch(`${ctx.api.origin}/api/v1/workspace`);
     expect(answer.headers.get('content-security-policy')).toBeNull();
   });

@@ -6,7 +6,7 @@ import { breakingChanges, type BreakingKind } from '../../contract-tests/lib/bre
 /**
  * The breaking-change check of the spec gate (contract-tests/gate-spec.sh). One valid document
  * (the real openapi.yaml), one change per case (one valid fixture, one thing broken), table-driven
- * like SPEC.md "Versioning" reads.
+ * like openapi.yaml "Versioning" reads.
  */
 type Doc = Record<string, any>; // fixtures are edited freely; the check itself is typed
 const base: Doc = parse(readFileSync('openapi.yaml', 'utf8'));
@@ -62,7 +62,7 @@ const additions: { name: string; edit: (doc: Doc) => void }[] = [
   { name: 'changed descriptions and examples', edit: (d) => { schemas(d).Offer.description = 'An offer.'; schemas(d).Offer.examples = []; } },
 ];
 
-describe('breaking-change check of openapi.yaml (SPEC.md "Versioning")', () => {
+describe('breaking-change check of openapi.yaml (openapi.yaml "Versioning")', () => {
   it('finds nothing between openapi.yaml and itself', () => {
     expect(breakingChanges(base, structuredClone(base))).toEqual([]);
   });

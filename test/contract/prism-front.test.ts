@@ -57,7 +57,7 @@ describe('the Prism front, with a server whose offers lack the required title', 
     expect(await res.json()).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid API key.' } });
   });
 
-  it("routes an unknown path to the server: SPEC.md's 404 not_found", async () => {
+  it("routes an unknown path to the server: its 404 not_found", async () => {
     const res = await fetch(`${api.baseUrl}/nope`, { method: 'DELETE' });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: { code: 'not_found', message: 'Resource not found.' } });

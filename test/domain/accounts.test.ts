@@ -70,7 +70,7 @@ describe('accounts and workspaces', () => {
     expect(await requireRole(db.sql, { workspaceId, accountId: ownerId, roles })).toBe('owner');
     expect(await requireRole(db.sql, { workspaceId, accountId: admin.id, roles })).toBe('admin');
     await expect(requireRole(db.sql, { workspaceId, accountId: member.id, roles })).rejects.toMatchObject({ code: 'forbidden' });
-    // SPEC.md "Authentication": a workspace the account is not a member of is not found, exactly like an unknown ID.
+    // console-api.yaml "Who may do what": a workspace the account is not a member of is not found, exactly like an unknown ID.
     await expect(requireRole(db.sql, { workspaceId, accountId: stranger.id, roles })).rejects.toMatchObject({
       code: 'not_found',
       message: `workspace ${workspaceId} not found`,
@@ -130,7 +130,7 @@ describe('API keys', () => {
   it('revocation takes effect at once for the API key check, and a second revocation keeps the first time', async () => {
     const { workspaceId, ownerId } = await workspaceWithOwner(db.sql, clock);
     const { id, key } = await createApiKey(db.sql, clock, { workspaceId, name: 'x', actingAccountId: ownerId });
-    // Every API request reads the key row (SPEC.md, Authentication): no cache to tell. GET /workspace's read, by key.
+    // Every API request reads the key row (openapi.yaml "Authentication"): no cache to tell. GET /workspace's read, by key.
     const workspaceOfKey = async () => (await readWorkspace(db.sql, { apiKeyHash: hashApiKey(key) }, clock.now()))?.workspaceId ?? null;
     expect(await workspaceOfKey()).toBe(workspaceId);
     const first = await revokeApiKey(db.sql, clock, { keyId: id, actingAccountId: ownerId });

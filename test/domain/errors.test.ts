@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DOMAIN_ERRORS, DomainError, domainError, notFound, type DomainErrorId } from '../../src/domain/errors.js';
 
 describe('the table of domain error codes', () => {
-  it('gives every limit refusal of SPEC.md "Webhook limits" its own code, answered 409 and exit code 2', () => {
+  it('gives every limit refusal of console-api.yaml "Limits" its own code, answered 409 and exit code 2', () => {
     const limits = (Object.keys(DOMAIN_ERRORS) as DomainErrorId[]).filter((id) => DOMAIN_ERRORS[id].kind === 'limit_reached');
     expect(limits).toEqual([
       'OD_ERR_ENDPOINTS_PER_WORKSPACE',

@@ -66,7 +66,7 @@ describe('seedOffers', () => {
     expect(unordered).toBe(0);
   });
 
-  it('keeps the shape rules of SPEC.md for drafts, sent, accepted and expired offers', async () => {
+  it('keeps the shape rules of an Offer for drafts, sent, accepted and expired offers', async () => {
     const bad = await count(db.sql`
       select count(*)::int as n from offers o
        where (status = 'draft' and (recipient_email is not null or recipient_name is not null or recipient_company is not null))

@@ -22,7 +22,7 @@ import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { offerIn, offerRow, STATES, workspaceWithOwner, type FixtureState } from './fixtures.js';
 
 /**
- * SPEC.md "States and transitions" as a table: every action against every state. An action is
+ * openapi.yaml "Offer states" as a table: every action against every state. An action is
  * allowed only in the states listed; everywhere else it is refused and changes nothing.
  * "overdue" is a sent offer past its deadline, which counts as expired for every rule.
  */

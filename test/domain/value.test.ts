@@ -5,7 +5,7 @@ import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { offerRow, workspaceWithOwner } from './fixtures.js';
 
 /**
- * SPEC.md "Offer" value: "Recommended package of the first visible pricing section; if none, the
+ * openapi.yaml "Offer" value: "Recommended package of the first visible pricing section; if none, the
  * first package; if none, amount 0" (our reading is written down in src/domain/value.ts).
  */
 const pricing = (id: string, packages: [number, boolean?][], visible = true): SectionInput => ({

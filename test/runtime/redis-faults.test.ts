@@ -9,7 +9,7 @@ import { startTestApi, type TestApi } from '../support/api-server.js';
 import { get, workspaceWithKey, type WorkspaceFixture } from '../support/fixtures.js';
 import { untilValue } from '../support/until.js';
 
-/** docs/reliability.md "A frozen Redis": the bound every answer must keep while Redis is frozen. */
+/** docs/reliability.md "A frozen or lost Redis never holds a request": the bound every answer must keep while Redis is frozen. */
 const ANSWER_BOUND_MS = 1_000;
 const PER_KEY = 30;
 

@@ -7,7 +7,7 @@ import { runService, type RunningService } from '../../src/server.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { tempDir } from './helpers.js';
 
-// docs/reliability.md "Slow clients": `serve` on a real socket, with short deadlines so the test
+// docs/reliability.md "Slow clients are cut off": `serve` on a real socket, with short deadlines so the test
 // stays fast; a client that sends one byte every 2 s is cut off at the deadline, not after minutes.
 
 const HEADERS_TIMEOUT_MS = 1_000;

@@ -28,7 +28,7 @@ export interface TestApi {
 
 /**
  * The real service on a real socket over a fresh database, with a manual clock. Rate limits
- * default to SPEC.md's unless a test lowers them through the same settings an operator uses.
+ * default to those of openapi.yaml "Limits" unless a test lowers them through the same settings an operator uses.
  */
 export async function startTestApi(
   options: {

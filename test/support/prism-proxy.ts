@@ -12,21 +12,21 @@ import { join } from 'node:path';
  * projects that Prism is one per project, shared by every server's front (SharedPrism below).
  *
  * Prism sits behind a thin front that keeps the suite's URLs (`<origin>/api/v1/...`) and routes
- * around Prism exactly where Prism cannot judge an answer SPEC.md requires:
- * - HEAD: SPEC.md "Methods": "Treated exactly like GET (same checks, status, headers) with no
+ * around Prism exactly where Prism cannot judge an answer the contract (openapi.yaml) requires:
+ * - HEAD: openapi.yaml "Methods": "Treated exactly like GET (same checks, status, headers) with no
  *   body". The answer keeps `Content-Type: application/json` and Prism's proxy then fails
  *   parsing the empty body (FetchError: invalid json response body, answered 500), so HEAD
  *   goes straight to the server (its headers and status are fuzzed by Schemathesis instead).
  * - Prism's own refusals, which it sends without asking the server: UNAUTHORIZED (its security
- *   check of a missing `Authorization` or another scheme; SPEC.md "Authentication" 4 wants the
- *   server's 401 with its fixed body) and NO_PATH_MATCHED / NO_METHOD_MATCHED (SPEC.md
+ *   check of a missing `Authorization` or another scheme; openapi.yaml "Authentication" wants the
+ *   server's 401 with its fixed body) and NO_PATH_MATCHED / NO_METHOD_MATCHED (openapi.yaml
  *   "Methods": "A path that does not exist returns 404 `not_found` for every method"; the
  *   contract has no route for it, so there is nothing to validate). Such a request is sent to
  *   the server unchanged and its answer returned; no other Prism error is passed over.
  * - Everything outside /api/v1 (e.g. /healthz) is not part of the contract.
  * Request validation is off (`--validate-request false`): the suite sends invalid requests on
- * purpose, and SPEC.md defines the server's answers to them, which Prism then validates.
- * `--cors false`: SPEC.md "The API sets no CORS headers" (Prism would add its own).
+ * purpose, and the contract defines the server's answers to them, which Prism then validates.
+ * `--cors false`: openapi.yaml "Scope", no CORS headers (Prism would add its own).
  */
 
 const ROOT = join(import.meta.dirname, '..', '..');

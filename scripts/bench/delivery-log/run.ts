@@ -19,8 +19,8 @@ const PAGE = 50;
 const PAGE_READS = 200;
 
 /**
- * The delivery log at scale (`--log-rows n`; docs/performance.md): n finished deliveries over 30 days (SPEC.md
- * "Webhook limits"), in a database of its own: its filters' pages, the worker beside it, the retention job.
+ * The delivery log at scale (`--log-rows n`; docs/performance.md): n finished deliveries over 30 days (docs/delivery-log.md
+ * "Retention"), in a database of its own: its filters' pages, the worker beside it, the retention job.
  */
 export async function deliveryLogPhase(main: Bench, emptyLog: RunStats) {
   const { logRows, workspaces, events, endpointsPerWorkspace } = main.options;

@@ -20,7 +20,7 @@ import { clearDeliveries, clearEndpoints, commitEvents, ensureWebhookWorkspaces,
 
 export const STALL_TIMEOUT_MS = 60_000;
 export const POLL_MS = 200;
-/** SPEC.md's 60 starts a minute per workspace, lifted for the bench's workers. */
+/** The 60 starts a minute per workspace of docs/webhook-delivery.md "Limits", lifted for the bench's workers. */
 export const LIFTED_STARTS_PER_MINUTE = 1_000_000_000;
 const PROGRESS_LOG_MS = 15_000;
 

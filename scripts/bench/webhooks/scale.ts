@@ -15,7 +15,7 @@ const WINDOW_MS = 120_000;
 /**
  * Many tenants (`--workspaces n --idle-workspaces m`; docs/performance.md): a reference run over `options.workspaces`
  * busy workspaces and a scale run over all n, each with newly active ones committed meanwhile (the same fan-out on each
- * side); the idle ones wait ahead of the busy ones, as the round-robin leaves them (SPEC.md "Webhook limits").
+ * side); the idle ones wait ahead of the busy ones, as the round-robin leaves them (docs/webhook-delivery.md "Fairness").
  */
 export async function workspaceScalePhase(main: Bench) {
   const { scale: { busy, idle }, workspaces, backlogSizes, backlogMeasured, fairnessSmallWorkspaces } = main.options;

@@ -6,13 +6,13 @@ import { MAX_WORKSPACES_PER_ACCOUNT } from '../../../src/webhooks/engine/policy.
 import { autovacuumWebhookTables } from '../autoanalyze.js';
 
 /**
- * `count` small workspaces with seeded offers, owned so that none passes SPEC.md's workspaces-per-account
- * limit, made once; their timeline entries with a webhook type are the candidates the bench's outbox rows point at.
+ * `count` small workspaces with seeded offers, owned so that none passes the workspaces-per-account
+ * limit of console-api.yaml "Limits", made once; their timeline entries with a webhook type are the candidates the bench's outbox rows point at.
  */
 export type WebhookWorkspaces = { workspaces: { id: string; ownerId: string }[] };
 
 const OFFERS_PER_WORKSPACE = 20;
-/** Timeline types that have a webhook type (SPEC.md "Webhook event types"). */
+/** Timeline types that have a webhook type (openapi.yaml "Webhook events"). */
 const WEBHOOK_TYPE_OF = { sent: 'offer.sent', viewed: 'offer.first_viewed', accepted: 'offer.accepted', withdrawn: 'offer.withdrawn', expired: 'offer.expired' };
 
 export async function ensureWebhookWorkspaces(sql: Sql, count: number, log: (line: string) => void): Promise<WebhookWorkspaces> {

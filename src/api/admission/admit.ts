@@ -8,14 +8,14 @@ import type { RateLimits, WindowState } from './rate-limits.js';
 import { countRateLimited } from '../../telemetry/metrics.js';
 
 /**
- * Steps 1 to 4 of SPEC.md "Order of checks for a GET to one of the four endpoints", run as
+ * Steps 1 to 4 of openapi.yaml "Order of checks", run as
  * openapi-backend's security handler for `bearerAuth` (so operations with `security: []`,
  * such as OPTIONS, 405 answers and /openapi.json, skip them):
  *   1. per-IP limit (429, no RateLimit-* headers)
  *   2. query string over 1024 characters (400, no RateLimit-* headers)
  *   3. Authorization missing or key of the wrong form (401, key not looked up, no RateLimit-*)
  *   4. per-key limit (429 with RateLimit-* and Retry-After)
- * From step 4 on, every answer carries the per-key RateLimit-* headers (SPEC.md "API limits").
+ * From step 4 on, every answer carries the per-key RateLimit-* headers (openapi.yaml "Limits").
  * Steps 5 (parameters), 6 (key lookup) and 7 (resource) follow in validation and the handler.
  */
 export interface Admission {

@@ -1,10 +1,10 @@
 import { isWellFormedApiKey } from '../../domain/api-key-format.js';
 
-/** SPEC.md "Limits": "Authorization header length 256 characters; longer is not evaluated, 401". */
+/** openapi.yaml "Limits": "Authorization header length 256 characters; longer is not evaluated, 401". */
 export const MAX_AUTHORIZATION_LENGTH = 256;
 
 /**
- * Step 3 of SPEC.md "Order of checks": the key's presence and form, decided without a lookup.
+ * Step 3 of openapi.yaml "Order of checks": the key's presence and form, decided without a lookup.
  * Returns the presented key, or null for a missing header, another scheme, an overlong header
  * or a key of the wrong form (all of them the same 401).
  */

@@ -1,11 +1,11 @@
 /**
  * Fixed-window request counters in this process's memory, one small entry per key in one Map.
  *
- * SPEC.md "API limits": "Each limit uses a fixed 60-second window, starting with the first
+ * openapi.yaml "Limits": "Each limit uses a fixed 60-second window, starting with the first
  * request and ending 60 seconds later; the next request starts a new window." A window covers
  * [start, start + windowMs): a request exactly windowMs after the first opens the next window.
  *
- * Every key that reaches a limit gets an entry, unknown API keys included (SPEC.md counts them),
+ * Every key that reaches a limit gets an entry, unknown API keys included (openapi.yaml "Limits" counts them),
  * so a storm of random keys makes tens of thousands of entries a minute. They are kept lean: no
  * timer per key (rate-limiter-flexible's memory store holds a record and a setTimeout per key,
  * about 450 bytes each), and one unref'd interval removes ended windows. A key whose window has

@@ -5,7 +5,7 @@ import type { Logger } from '../../log.js';
 import { connectRedis, type RedisConnection, type RedisHealth } from '../../redis.js';
 import { FixedWindows, type WindowCount } from './fixed-windows.js';
 
-/** SPEC.md "API limits": "Each limit uses a fixed 60-second window, starting with the first request". */
+/** openapi.yaml "Limits": "Each limit uses a fixed 60-second window, starting with the first request". */
 export const RATE_WINDOW_SECONDS = 60;
 /**
  * How often ended windows leave memory. A sweep walks every entry (about a millisecond for

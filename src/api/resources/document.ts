@@ -4,7 +4,7 @@ import { API_BASE_PATH, loadOpenApiDocument } from '../../http/openapi-document.
 import { sendRawJson } from '../../http/respond.js';
 
 /**
- * SPEC.md "GET /openapi.json": no key, `Cache-Control: public, max-age=300`.
+ * openapi.yaml "getOpenApiDocument": no key, `Cache-Control: public, max-age=300`.
  *
  * openapi.yaml keeps a relative `servers` entry; the served document names this server's absolute
  * base URL, so a client generated from a running instance calls that instance: the configured

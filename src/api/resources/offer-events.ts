@@ -4,7 +4,7 @@ import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
 import { sendJson } from '../../http/respond.js';
 
-/** Defaults of SPEC.md "GET /offers/{id}/events". */
+/** Defaults of openapi.yaml "listOfferEvents". */
 export const EVENTS_DEFAULT_LIMIT = 50;
 
 interface EventsQuery {
@@ -18,7 +18,7 @@ const timeline: ReadOperation<EventsQuery, OfferEventPage> = {
     const limit = (query.limit as number | undefined) ?? EVENTS_DEFAULT_LIMIT;
     if (query.cursor === undefined) return { limit, afterSequence: 0, cursorWorkspace: null };
     const cursor = cursors.decode(String(query.cursor));
-    // A cursor belongs to the timeline of one offer (SPEC.md "Pagination rules" 2).
+    // A cursor belongs to the timeline of one offer (openapi.yaml "Pagination").
     if (!cursor || cursor.list !== 'events' || cursor.offerId !== path.id?.toLowerCase()) return { invalid: 'cursor' };
     return { limit, afterSequence: cursor.sequence, cursorWorkspace: cursor.workspaceId };
   },

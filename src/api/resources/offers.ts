@@ -4,7 +4,7 @@ import { reply } from '../errors.js';
 import { offerIdOrNull, readHandler, type ReadDeps, type ReadOperation } from '../read-operation.js';
 import { sendJson } from '../../http/respond.js';
 
-/** Defaults of SPEC.md "GET /offers". */
+/** Defaults of openapi.yaml "listOffers". */
 export const OFFERS_DEFAULT_LIMIT = 25;
 
 interface OffersQuery {
@@ -20,7 +20,7 @@ const offersList: ReadOperation<OffersQuery, OfferPage> = {
     const limit = (query.limit as number | undefined) ?? OFFERS_DEFAULT_LIMIT;
     if (query.cursor === undefined) return { status, limit, after: null, cursorWorkspace: null };
     const cursor = cursors.decode(String(query.cursor));
-    // SPEC.md "Pagination rules" 4: "The same `status` must be sent on every page of one walk."
+    // openapi.yaml "Pagination": "The same `status` must be sent on every page of one walk."
     if (!cursor || cursor.list !== 'offers' || cursor.status !== status) return { invalid: 'cursor' };
     return { status, limit, after: { createdAt: cursor.createdAt, id: cursor.id }, cursorWorkspace: cursor.workspaceId };
   },

@@ -28,7 +28,7 @@ async function sealingDeps(env: CommandEnv): Promise<ManagementDeps> {
   return { ...managementDeps(env), masterKey: keys.current };
 }
 
-/** `offerdesk endpoint ...`: webhook endpoints (SPEC.md "Webhook endpoint management"). */
+/** `offerdesk endpoint ...`: webhook endpoints (console-api.yaml "Webhook endpoints"). */
 
 interface JsonOption {
   json?: boolean;

@@ -5,7 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyListing } from '../
 import { resolveActor, withActor, type ActorOptions } from '../actor.js';
 import { parseIsoTime, type CliContext } from '../context.js';
 
-/** SPEC.md "Authentication" 3: owners and admins manage keys; the key value is shown only at creation. */
+/** console-api.yaml "API keys": owners and admins manage keys; the key value is shown only at creation. */
 export function register(program: Command, ctx: CliContext): void {
   const key = program.command('key').description('API keys (read access to one workspace)');
   withActor(
@@ -43,7 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.run(
         options,
         async ({ sql, clock }) => {
-          // Members see the keys as in the console; anyone else: not found (SPEC.md "Authentication" 5).
+          // Members see the keys as in the console; anyone else: not found (console-api.yaml "Who may do what").
           await requireRole(sql, { workspaceId: options.workspace, accountId: await resolveActor(sql, options), roles: MEMBERSHIP_ROLES });
           // What of a key may be shown: the fixed prefix and the stored last four characters.
           const keys = await everyApiKey(sql, clock, options.workspace);

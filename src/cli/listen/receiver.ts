@@ -6,14 +6,14 @@ import { MAX_WEBHOOK_BODY_BYTES } from '../../webhooks/engine/policy.js';
 
 /**
  * The HTTPS receiver of `offerdesk listen` on loopback: verifies every request with the Standard
- * Webhooks scheme (SPEC.md "Webhook signature", through the reference `standardwebhooks` library,
+ * Webhooks scheme (openapi.yaml "Webhook signature", through the reference `standardwebhooks` library,
  * 5-minute tolerance included), optionally forwards a verified request unchanged to a local http
  * address, and answers with the status it decided. Reports one ReceivedEvent per request.
  */
 
-/** SPEC.md: the sender waits 10 seconds; the forward gets a little less so our answer still arrives. */
+/** openapi.yaml "Webhook delivery and retries": the sender waits 10 seconds; the forward gets a little less so our answer still arrives. */
 export const FORWARD_TIMEOUT_MS = 9_000;
-/** Exactly the request headers SPEC.md lists; forwarded as received. */
+/** Exactly the request headers of openapi.yaml "Webhook request"; forwarded as received. */
 const FORWARDED_HEADERS = ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
 export interface ReceivedEvent {
@@ -95,7 +95,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
     let tooBig = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      // More than SPEC.md's 64 KiB is not a webhook of ours.
+      // More than the 64 KiB of openapi.yaml "Webhook request" is not a webhook of ours.
       if (size > MAX_WEBHOOK_BODY_BYTES) tooBig = true;
       else chunks.push(chunk);
     });
@@ -128,7 +128,7 @@ function describe(payload: unknown): { type: string; offerId: string | null } {
   return { type, offerId };
 }
 
-/** POSTs the body and SPEC.md's headers unchanged; a failure to reach the target is a 502. */
+/** POSTs the body and the headers of openapi.yaml "Webhook request" unchanged; a failure to reach the target is a 502. */
 async function forward(url: string, req: IncomingMessage, body: Buffer): Promise<{ status: number; note: string | null }> {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {

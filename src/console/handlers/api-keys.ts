@@ -6,7 +6,7 @@ import { refuse } from '../errors.js';
 import { body, pageOf, pageRequest, pathParam } from './paging.js';
 
 /**
- * API keys of a workspace (SPEC.md "Authentication" 3): any member lists them (never a value);
+ * API keys of a workspace (console-api.yaml "API keys"): any member lists them (never a value);
  * owners and admins create and revoke them through the same domain functions as the CLI.
  */
 const LIST = 'api-keys';

@@ -20,7 +20,7 @@ import { refuse } from '../errors.js';
 import { body, pageOf, pageRequest, pathParam } from './paging.js';
 
 /**
- * The delivery log (SPEC.md "Webhook endpoint management": "resend a delivery from the delivery
+ * The delivery log (console-api.yaml "Webhook endpoints": "resend a delivery from the delivery
  * log"): any member reads it; owners and admins resend, through the same domain functions as the
  * CLI, so the limit of 5 resends per delivery holds here as there.
  */
@@ -52,7 +52,7 @@ function date(query: Record<string, unknown>, name: string): Date | null {
 
 /**
  * A cursor belongs to one walk: the list's name carries a digest of the filters, so a cursor
- * sent with other filters is refused like a damaged one (SPEC.md "Pagination rules" 2).
+ * sent with other filters is refused like a damaged one (openapi.yaml "Pagination").
  */
 function listName(filter: LogQuery): string {
   const digest = createHash('sha256')

@@ -21,7 +21,7 @@ import { refuse } from '../errors.js';
 import { body, pageOf, pageRequest, pathParam } from './paging.js';
 
 /**
- * Webhook endpoints of a workspace (SPEC.md "Webhook endpoint management"): any member reads;
+ * Webhook endpoints of a workspace (console-api.yaml "Webhook endpoints"): any member reads;
  * owners and admins change them through the same domain functions as the CLI, so the limits and
  * address rules hold here exactly as there.
  */

@@ -5,7 +5,7 @@ import type { ConsoleHandlerTable, ConsoleRequest } from '../context.js';
 /**
  * The subscribable webhook types with their one-line description, taken from the `webhooks`
  * section of the public openapi.yaml (its contract), so the console never drifts from it.
- * `ping` is excluded: SPEC.md "Webhook event types": it "cannot be subscribed to".
+ * `ping` is excluded: openapi.yaml "Webhook events": it "cannot be subscribed to".
  */
 export function subscribableEventTypes(): { type: string; description: string }[] {
   const webhooks = (loadOpenApiDocument().document.webhooks ?? {}) as Record<string, { post?: { summary?: string } }>;

@@ -1,7 +1,7 @@
 -- Core data model: accounts, workspaces, API keys, offers with their sections and packages,
 -- the per-offer timeline, and the webhook outbox that product actions write in their transaction.
 -- Text lengths are bounded so that an Offer plus one timeline entry always fits in a 64 KiB
--- webhook body (SPEC.md "Outgoing webhook request": "The body is at most 64 KiB").
+-- webhook body (openapi.yaml "Webhook request": "The body is at most 64 KiB").
 
 create table accounts (
   id uuid constraint accounts_pkey primary key default gen_random_uuid(),
@@ -92,7 +92,7 @@ create table offers (
 create index offers_list_idx on offers (workspace_id, created_at desc, id desc);
 create index offers_status_list_idx on offers (workspace_id, status, created_at desc, id desc);
 -- Sent offers by deadline: the expiry job, and the "sent but already past expires_at" part of
--- the status filter (SPEC.md: such an offer is reported as expired).
+-- the status filter (openapi.yaml "Offer states": such an offer is reported as expired).
 create index offers_sent_deadline_idx on offers (expires_at, workspace_id) where status = 'sent';
 
 -- Content and pricing sections of an offer, in display order. Never returned by the API.
@@ -120,7 +120,7 @@ create table offer_packages (
     references offer_sections (offer_id, position) on delete cascade
 );
 
--- The timeline: sequence 1..n per offer without gaps (SPEC.md "Offer event").
+-- The timeline: sequence 1..n per offer without gaps (openapi.yaml "OfferEvent").
 create table offer_events (
   offer_id uuid not null constraint offer_events_offer_fkey references offers (id) on delete cascade,
   sequence integer not null constraint offer_events_sequence_min check (sequence >= 1),
@@ -129,7 +129,7 @@ create table offer_events (
   version integer constraint offer_events_version_min check (version >= 1),
   data jsonb not null default '{}'
     constraint offer_events_data_object check (jsonb_typeof(data) = 'object' and length(data::text) <= 2048),
-  -- Recipient's address and browser; kept for the product, never returned (SPEC.md "What the service does").
+  -- Recipient's address and browser; kept for the product, never returned (openapi.yaml "Scope").
   ip inet,
   user_agent text constraint offer_events_user_agent_len check (length(user_agent) <= 1000),
   constraint offer_events_pkey primary key (offer_id, sequence)
@@ -166,7 +166,7 @@ create table webhook_outbox (
   offer_id uuid not null,
   offer_sequence integer not null,
   occurred_at timestamptz(3) not null,
-  -- offer.expired is dispatched about two minutes after detection (SPEC.md "Events" rule 1).
+  -- offer.expired is dispatched about two minutes after detection (openapi.yaml "Webhook events").
   available_at timestamptz(3) not null,
   created_at timestamptz(3) not null default now(),
   constraint webhook_outbox_event_fkey foreign key (offer_id, offer_sequence)
@@ -175,8 +175,8 @@ create table webhook_outbox (
 create index webhook_outbox_available_idx on webhook_outbox (available_at);
 create index webhook_outbox_workspace_idx on webhook_outbox (workspace_id, available_at);
 
--- SPEC.md "Timestamps ... A value outside years 0001 to 9999 is reported as the nearest edge of
--- that range." One definition of the wire format, used by every query that returns a timestamp.
+-- openapi.yaml "Timestamp": a value outside years 0001 to 9999 is reported as the nearest edge of
+-- that range. One definition of the wire format, used by every query that returns a timestamp.
 create function api_timestamp(t timestamptz) returns text
   language sql stable parallel safe
   return case when t is null then null else to_char(

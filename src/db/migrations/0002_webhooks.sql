@@ -1,6 +1,6 @@
 -- Webhook engine: subscriber endpoints, prepared messages, one delivery per endpoint x message,
 -- the attempts log, per-workspace fairness and start-rate state, and the worker's periodic jobs.
--- Rules cited are SPEC.md "Delivery, retries, pause" and "Webhook limits".
+-- Rules cited are openapi.yaml "Webhook delivery and retries" and docs/webhook-delivery.md "Limits".
 
 create table webhook_endpoints (
   id uuid constraint webhook_endpoints_pkey primary key default gen_random_uuid(),
@@ -31,7 +31,7 @@ create table webhook_messages (
   id uuid constraint webhook_messages_pkey primary key,
   workspace_id uuid not null constraint webhook_messages_workspace_fkey references workspaces (id) on delete cascade,
   type text not null constraint webhook_messages_type_len check (length(type) between 1 and 64),
-  -- SPEC.md "Outgoing webhook request": "The body is at most 64 KiB."
+  -- openapi.yaml "Webhook request": "The body is at most 64 KiB."
   body text not null constraint webhook_messages_body_size check (octet_length(body) <= 65536),
   created_at timestamptz(3) not null
 );
@@ -91,7 +91,7 @@ create table webhook_attempts (
 );
 create index webhook_attempts_delivery_idx on webhook_attempts (delivery_id, id);
 
--- Round-robin order of workspaces and their start-rate window (SPEC.md "Webhook limits":
+-- Round-robin order of workspaces and their start-rate window (docs/webhook-delivery.md "Fairness":
 -- "Workspaces are served round-robin, longest-waiting first"; 60 deliveries started per minute).
 create table webhook_workspace_state (
   workspace_id uuid constraint webhook_workspace_state_pkey primary key

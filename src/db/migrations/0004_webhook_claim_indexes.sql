@@ -9,7 +9,7 @@
 create index webhook_deliveries_sending_idx on webhook_deliveries (endpoint_id, lease_until)
   where status = 'sending';
 
--- SPEC.md "Webhook limits": 1,000 events waiting per workspace. Fan-out counts a workspace's
+-- docs/webhook-delivery.md "Limits": 1,000 events waiting per workspace. Fan-out counts a workspace's
 -- waiting events (distinct messages with a never-attempted, non-test open delivery) up to the
 -- limit (src/webhooks/sql/countWaitingEvents.ts); this index holds exactly those rows in message
 -- order, so the count is an index-only scan of at most limit x endpoints entries: 50-70 ms

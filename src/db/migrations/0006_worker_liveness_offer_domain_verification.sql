@@ -6,8 +6,8 @@
 -- `sending`; null for claims of a process without a lock (then the lease alone decides).
 alter table webhook_deliveries add column lease_worker integer;
 
--- 2. A custom offer-page domain counts in the endpoint address rules (SPEC.md "Webhook endpoint
--- management": "a custom domain a workspace uses for its offer pages") only once the workspace has
+-- 2. A custom offer-page domain counts in the endpoint address rules (console-api.yaml
+-- "Endpoint addresses": "a custom domain a workspace uses for its offer pages") only once the workspace has
 -- shown it controls the domain: a DNS TXT record carrying offer_domain_token. Domains claimed
 -- before this check existed are unverified until verified again.
 alter table workspaces

@@ -1,4 +1,4 @@
--- The management console (SPEC.md "Webhook endpoint management" and "Authentication" 3: the
+-- The management console (console-api.yaml "Webhook endpoints" and "API keys": the
 -- "management interface"): passwords, sign-in links, sessions in PostgreSQL (so several API
 -- processes share them), the audit log, and a visible key prefix for key lists.
 

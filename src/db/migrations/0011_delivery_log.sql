@@ -1,5 +1,5 @@
--- The console's delivery log, delivery detail and endpoint statistics (SPEC.md "Webhook endpoint
--- management": "resend a delivery from the delivery log"; "Webhook limits": 30 days of log).
+-- The console's delivery log, delivery detail and endpoint statistics (console-api.yaml
+-- "Webhook endpoints": "resend a delivery from the delivery log"; docs/delivery-log.md "Retention": 30 days of log).
 -- A page of 50 rows must answer fast with 1,000,000 deliveries in one workspace under every
 -- filter, so each filter has a keyset index in the list's order (created_at desc, id desc) and
 -- the page never sorts the filtered set.
@@ -46,7 +46,7 @@ create index webhook_attempts_endpoint_time_idx on webhook_attempts (endpoint_id
 alter table webhook_attempts
   add column signature text constraint webhook_attempts_signature_len check (length(signature) <= 1000);
 
--- Why an endpoint is paused: 'failures' (SPEC.md "Delivery, retries, pause": 5 final failures
+-- Why an endpoint is paused: 'failures' (openapi.yaml "Webhook delivery and retries": 5 final failures
 -- in a row) or 'manual' (an operator's pause). Every pause so far was automatic.
 alter table webhook_endpoints
   add column paused_reason text constraint webhook_endpoints_paused_reason_check check (paused_reason in ('failures', 'manual'));

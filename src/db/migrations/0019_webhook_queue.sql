@@ -92,8 +92,8 @@ drop index webhook_deliveries_sending_idx;
 drop index webhook_deliveries_waiting_idx;
 
 -- The delivery log's page (the view below) reads a workspace's open deliveries newest first
--- beside the finished ones. A workspace holds at most 5 x 1,000 of them (SPEC.md "Webhook
--- limits"), so this index, with the other filters applied to its rows, serves every filter of
+-- beside the finished ones. A workspace holds at most 5 x 1,000 of them (docs/webhook-delivery.md
+-- "Limits"), so this index, with the other filters applied to its rows, serves every filter of
 -- the page but the event type, which has its own: a type no open delivery has would otherwise
 -- be planned as a scan and a sort of the queue. (webhook_deliveries_open_idx is the former
 -- name of the open rows' index.)

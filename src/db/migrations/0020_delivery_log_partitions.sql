@@ -1,5 +1,5 @@
--- The delivery log and the attempts, partitioned by day (UTC), so that retention (SPEC.md
--- "Webhook limits": 30 days) drops a whole day at a time instead of deleting rows one by one, and
+-- The delivery log and the attempts, partitioned by day (UTC), so that retention (docs/delivery-log.md
+-- "Retention": 30 days) drops a whole day at a time instead of deleting rows one by one, and
 -- its cost no longer grows with the log (docs/delivery-log.md "Retention").
 --
 -- - webhook_delivery_log by finished_at (a row is written once, when its delivery ends),

@@ -1,4 +1,4 @@
--- SPEC.md "Webhook limits": workspaces are served round-robin, longest-waiting first, and the
+-- docs/webhook-delivery.md "Fairness": workspaces are served round-robin, longest-waiting first, and the
 -- claim's cost must not grow with the number of workspaces (tens of thousands with endpoints,
 -- thousands with waiting work). The claim (src/webhooks/sql/claimDeliveries.ts) used to find the
 -- workspaces with due work by probing every workspace with open deliveries, on every claim. Now

@@ -6,8 +6,8 @@
 -- a message made on UTC day D was created on day D and is either
 -- - one that ended on day D too: it lives in day D's partition (or the default or legacy one),
 --   found by an index probe of the partitions covering day D only; or
--- - one that ended on a later day (retries across midnight, a resend days later: SPEC.md
---   "Delivery, retries, pause"): few, listed here by their created_at, so a batch of messages
+-- - one that ended on a later day (retries across midnight, a resend days later: openapi.yaml
+--   "Webhook delivery and retries"): few, listed here by their created_at, so a batch of messages
 --   finds all of its own with one range read of this index in each partition.
 -- Most rows end on the day they began and are not in this index, so a log write costs no more
 -- than the predicate's check. It carries message_id, which is all retention reads of it.

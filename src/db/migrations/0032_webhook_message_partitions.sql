@@ -1,5 +1,5 @@
 -- The prepared messages (webhook_messages) partitioned by UTC day of created_at, as the delivery
--- log is (migration 0020), so that retention (SPEC.md "Webhook limits": 30 days) drops a whole day
+-- log is (migration 0020), so that retention (docs/delivery-log.md "Retention": 30 days) drops a whole day
 -- of messages once nothing refers to it, and its cost no longer grows with the rows
 -- (docs/delivery-log.md "Retention"). Before, it looked at every old message and probed the queue
 -- and the log for it (700 ms a day at the bench's 2,000,000-row log, ten times that at 20,000,000).

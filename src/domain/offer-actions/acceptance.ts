@@ -69,7 +69,7 @@ export async function acceptOffer(sql: Sql, clock: Clock, input: SignerInput): P
 }
 
 /**
- * One signer of a multi-signer offer signs (SPEC.md "States and transitions": sent → sent with
+ * One signer of a multi-signer offer signs (openapi.yaml "Offer states": sent → sent with
  * offer.signed). The last signature accepts the offer instead: "the last signature is followed
  * by offer.accepted", so it emits offer.accepted and no offer.signed.
  */

@@ -8,7 +8,7 @@ import { actionTime, requireUuid } from '../validate.js';
 /**
  * What every action on an offer shares: one transaction holding the offer's row lock, the
  * action's time checked against the offer's last timeline entry, and the timeline entry written
- * with its outbox row (SPEC.md, States and transitions; SPEC.md, Webhook event types).
+ * with its outbox row (openapi.yaml "Offer states"; openapi.yaml "Webhook events").
  */
 
 export interface ActionResult {

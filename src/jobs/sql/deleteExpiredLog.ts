@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/connect.js';
 
 /**
- * SPEC.md "Webhook limits": delivery log retention 30 days, for the rows of the default
+ * docs/delivery-log.md "Retention": delivery log retention 30 days, for the rows of the default
  * partitions (a day that had no partition of its own when they were written: migration 0020).
  * Deletes up to `limit` finished deliveries that ended before the cutoff and up to `limit`
  * attempts made before it. Returns the rows deleted; the caller repeats while it is full.

@@ -5,7 +5,7 @@ import { withPartitionLockTimeout } from './withPartitionLockTimeout.js';
 const LOG_TABLES = ['webhook_delivery_log', 'webhook_attempts'] as const;
 
 /**
- * SPEC.md "Webhook limits": delivery log retention 30 days. Drops every partition of the delivery
+ * docs/delivery-log.md "Retention": delivery log retention 30 days. Drops every partition of the delivery
  * log and of the attempts whose whole range ended at or before `before` (a day's, or the legacy
  * one of the rows older than the partitioning), each in a statement of its own: dropping a day
  * costs the same whatever it holds (waiting at most LOG_PARTITION_LOCK_TIMEOUT_MS for the

@@ -2,7 +2,7 @@ import type { Sql } from '../../db/connect.js';
 import { withPartitionLockTimeout } from './withPartitionLockTimeout.js';
 
 /**
- * SPEC.md "Webhook limits": delivery log retention 30 days, for the messages the log's rows are
+ * docs/delivery-log.md "Retention": delivery log retention 30 days, for the messages the log's rows are
  * sent with. Drops every daily (or the legacy) partition of webhook_messages (migration 0032)
  * whose whole range ended at or before `before` and to which nothing refers any more: no open
  * delivery and no log row still kept was created in its range (a delivery's created_at is its

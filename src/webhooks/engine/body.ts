@@ -3,7 +3,7 @@ import type { Offer, OfferEvent } from '../../read-model/types.js';
 import { MAX_WEBHOOK_BODY_BYTES } from './policy.js';
 
 /**
- * Webhook bodies (SPEC.md "Outgoing webhook request", "Body shape"). A body is serialised once,
+ * Webhook bodies (openapi.yaml "Webhook request"). A body is serialised once,
  * when the message is prepared, and those exact bytes are stored, signed and sent on every
  * attempt and resend: nothing re-serialises it.
  */
@@ -16,7 +16,7 @@ export interface PreparedBody {
 
 /**
  * An offer webhook's body as openapi.yaml's `webhooks` section describes it; `data.event` is the
- * timeline entry as the API reads it (its `type` is the one SPEC.md pairs with the webhook type).
+ * timeline entry as the API reads it (its `type` is the one openapi.yaml "Webhook events" pairs with the webhook type).
  */
 type OfferWebhookBody = Omit<OfferWebhookEvent, 'type' | 'data'> & {
   type: OfferWebhookEvent['type'];
@@ -35,7 +35,7 @@ export function eventBody(input: { id: string; type: OfferWebhookEvent['type']; 
   return prepared(body);
 }
 
-/** SPEC.md "Events": ping carries `data: {}`; its time is when the test was requested. */
+/** openapi.yaml "Webhook events": ping carries `data: {}`; its time is when the test was requested. */
 export function pingBody(input: { id: string; at: Date }): PreparedBody {
   const body: PingWebhookEvent = { id: input.id, type: 'ping', created_at: input.at.toISOString(), api_version: API_VERSION, data: {} };
   return prepared(body);

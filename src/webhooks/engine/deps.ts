@@ -24,7 +24,7 @@ export interface EngineDeps {
 }
 
 export interface EngineSettings {
-  /** SPEC.md "Webhook limits": 60 by default; benchmarks lift it. */
+  /** docs/webhook-delivery.md "Limits": 60 by default; benchmarks lift it. */
   startsPerMinutePerWorkspace: number;
   /** Attempts one worker runs at once. */
   concurrency: number;

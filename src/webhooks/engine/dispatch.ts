@@ -33,8 +33,8 @@ export interface ClaimedBatch {
 }
 
 /**
- * What a worker with `settings` claims with at `now`, up to `slots` deliveries: SPEC.md's limits
- * as the engine applies them. Also what the tests that EXPLAIN the claim run it with.
+ * What a worker with `settings` claims with at `now`, up to `slots` deliveries: the limits of
+ * docs/webhook-delivery.md "Limits" as the engine applies them. Also what the tests that EXPLAIN the claim run it with.
  */
 export function claimInput(
   now: Date,

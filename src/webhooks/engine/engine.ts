@@ -28,7 +28,7 @@ export interface WebhookEngine {
    * One round of the worker loop: at most one fan-out batch, then a claim of up to `slots` due
    * deliveries, which the caller attempts (`attempt`). A backlog in the outbox is worked off one
    * batch per round, so deliveries already due keep being claimed in between: a burst of one
-   * workspace's events never holds back the deliveries of others (SPEC.md "Events" rule 4 and
+   * workspace's events never holds back the deliveries of others (openapi.yaml "Webhook ordering and duplicates" and
    * "Webhook limits": round-robin, whose whole rule is told in round-robin.ts). Slots 0 only fans out;
    * `fanOut` false only claims (the caller knows the outbox has nothing due).
    */

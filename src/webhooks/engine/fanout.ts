@@ -39,11 +39,11 @@ export interface FanOutResult {
  * and removes the rows from the outbox, in one transaction: a crash leaves the rows for the next
  * round, and a repeated round stores nothing twice (ids and (message, endpoint) are unique).
  *
- * The body is prepared here, "shortly after the event" (SPEC.md "Outgoing webhook request"),
+ * The body is prepared here, "shortly after the event" (openapi.yaml "Webhook request"),
  * reading the offer as it is now through the API's read model, so `data.offer` has exactly the
  * fields of GET /offers/{id} and may already show a later change.
  *
- * SPEC.md "Webhook limits": "When 1,000 events of a workspace are waiting, further events are not
+ * docs/webhook-delivery.md "Limits": "When 1,000 events of a workspace are waiting, further events are not
  * turned into webhooks." The outbox row is written by the product's own transaction, which must
  * not fail because of webhooks, so the limit is enforced here: the workspace's waiting events
  * (at least one delivery not attempted yet) are counted, the oldest due rows fill the room left,

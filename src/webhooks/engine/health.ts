@@ -36,7 +36,7 @@ export type HealthSignal =
       firstFailureAt: Date | null;
       failuresSinceSuccess: number;
     }
-  /** A delivery failed finally; `streak` counts them in a row (SPEC.md "Delivery, retries, pause"). */
+  /** A delivery failed finally; `streak` counts them in a row (openapi.yaml "Webhook delivery and retries"). */
   | { kind: 'final-failure'; streak: number }
   /** The engine paused the endpoint after FAILURES_IN_A_ROW_TO_PAUSE final failures. */
   | { kind: 'paused' };

@@ -14,7 +14,7 @@ export type DeliveryOutcome =
   /**
    * No attempt was made: the endpoint's secret does not open with the configured master keys.
    * That is the operator's fault, not the subscriber's, so nothing is counted (no attempt, no
-   * failure toward the pause after 5; SPEC.md "Delivery, retries, pause" is about the endpoint's
+   * failure toward the pause after 5; docs/webhook-delivery.md "Retries and pause" is about the endpoint's
    * answers); the delivery waits and is tried again at `retryAt`.
    */
   | { kind: 'held'; deliveryId: string; retryAt: Date };
@@ -25,7 +25,7 @@ export type AttemptDecision =
   | { kind: 'failed-finally' };
 
 /**
- * SPEC.md "Delivery, retries, pause": 8 attempts with pauses 1 m, 5 m, 30 m, 2 h, 5 h, 8 h, 8 h,
+ * openapi.yaml "Webhook delivery and retries": 8 attempts with pauses 1 m, 5 m, 30 m, 2 h, 5 h, 8 h, 8 h,
  * each pause counted from the end of the failed attempt. `maxAttempts` is MAX_ATTEMPTS for the
  * schedule and one more than the attempts made so far for a resend (a resend is one attempt).
  */

@@ -1,11 +1,11 @@
 import { HOUR, MINUTE } from '../../clock.js';
 
 /**
- * The webhook engine's policy numbers, each named with its unit and tied to the SPEC.md
- * sentence it implements. Changing one of these changes the public contract.
+ * The webhook engine's policy numbers, each named with its unit and tied to the rule it
+ * implements, cited beside each. Changing one of these changes the public contract.
  */
 
-/** SPEC.md "Delivery, retries, pause": pause before attempts 2..8 (1 m, 5 m, 30 m, 2 h, 5 h, 8 h, 8 h). */
+/** openapi.yaml "Webhook delivery and retries": pause before attempts 2..8 (1 m, 5 m, 30 m, 2 h, 5 h, 8 h, 8 h). */
 export const RETRY_PAUSES_MS: readonly number[] = [
   1 * MINUTE,
   5 * MINUTE,
@@ -15,27 +15,27 @@ export const RETRY_PAUSES_MS: readonly number[] = [
   8 * HOUR,
   8 * HOUR,
 ];
-/** SPEC.md "Webhook limits": attempts per delivery. */
+/** docs/webhook-delivery.md "Limits": attempts per delivery. */
 export const MAX_ATTEMPTS = RETRY_PAUSES_MS.length + 1;
-/** SPEC.md: a failed delivery "can be resent from the delivery log up to 5 times". */
+/** openapi.yaml "Webhook delivery and retries": a failed delivery can be resent from the delivery log up to 5 times. */
 export const MAX_RESENDS = 5;
-/** SPEC.md: "After 5 deliveries in a row that failed finally, the endpoint is paused". */
+/** openapi.yaml "Webhook delivery and retries": after 5 deliveries in a row failed finally, the endpoint is paused. */
 export const FAILURES_IN_A_ROW_TO_PAUSE = 5;
 
-/** SPEC.md "Webhook limits": endpoints per workspace. */
+/** console-api.yaml "Limits": endpoints per workspace. */
 export const MAX_ENDPOINTS_PER_WORKSPACE = 5;
-/** SPEC.md "Webhook limits": workspaces in which one account may create endpoints (paused ones count). */
+/** console-api.yaml "Limits": workspaces in which one account may create endpoints (paused ones count). */
 export const MAX_WORKSPACES_PER_ACCOUNT = 20;
-/** SPEC.md "Webhook limits": open deliveries per endpoint. */
+/** docs/webhook-delivery.md "Limits": open deliveries per endpoint. */
 export const MAX_OPEN_DELIVERIES_PER_ENDPOINT = 1_000;
-/** SPEC.md "Webhook limits": events waiting to be sent, per workspace. */
+/** docs/webhook-delivery.md "Limits": events waiting to be sent, per workspace. */
 export const MAX_WAITING_EVENTS_PER_WORKSPACE = 1_000;
-/** SPEC.md "Webhook limits": test events per 10 minutes (counted per endpoint). */
+/** console-api.yaml "Limits": test events per 10 minutes (counted per endpoint). */
 export const MAX_TEST_EVENTS_PER_WINDOW = 10;
 export const TEST_EVENT_WINDOW_MS = 10 * MINUTE;
-/** SPEC.md "Outgoing webhook request": "The body is at most 64 KiB." (the sender's limit, and what `offerdesk listen` accepts) */
+/** openapi.yaml "Webhook request": "The body is at most 64 KiB." (the sender's limit, and what `offerdesk listen` accepts) */
 export const MAX_WEBHOOK_BODY_BYTES = 64 * 1024;
-/** SPEC.md "Webhook limits": deliveries started per minute per workspace, over a fixed window this long. */
+/** docs/webhook-delivery.md "Limits": deliveries started per minute per workspace, over a fixed window this long. */
 export const START_RATE_WINDOW_MS = 1 * MINUTE;
 
 /**
@@ -52,7 +52,7 @@ export const POLL_INTERVAL_MS = 250;
 /**
  * At most this share of one worker's concurrency goes to a single endpoint (fleet-wide in-flight
  * count), so a slow endpoint holding every request open for 10 s occupies its share and the
- * others keep flowing (SPEC.md "Events" rule 4: "a failing endpoint does not hold back others").
+ * others keep flowing (openapi.yaml "Webhook ordering and duplicates": "a failing endpoint does not hold back others").
  */
 export function maxInFlightPerEndpoint(workerConcurrency: number): number {
   return Math.max(1, Math.floor(workerConcurrency / 4));

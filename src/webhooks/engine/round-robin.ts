@@ -1,5 +1,5 @@
 /**
- * SPEC.md "Webhook limits": "Workspaces are served round-robin, longest-waiting first; a workspace
+ * docs/webhook-delivery.md "Fairness": "Workspaces are served round-robin, longest-waiting first; a workspace
  * setting up its first endpoint joins at the back. Timing is not guaranteed." The whole rule, and
  * where each part of it runs:
  *
@@ -9,7 +9,7 @@
  * 2. Events into deliveries (fan-out, fanout.ts). Each batch of FANOUT_BATCH_SIZE outbox rows is
  *    taken workspace by workspace, the workspace whose oldest due row has waited longest first,
  *    at most FANOUT_ROWS_PER_WORKSPACE rows each (sql/takeDueOutbox.ts), so one workspace's burst
- *    never fills a batch. A burst beyond SPEC's 1,000 waiting events is cut in one statement
+ *    never fills a batch. A burst beyond the 1,000 waiting events of docs/webhook-delivery.md "Limits" is cut in one statement
  *    (sql/dropExcessWaiting.ts) and then takes no more turns.
  * 3. Deliveries into attempts (the claim, sql/claimDeliveries.ts). A claim looks at the first
  *    CLAIM_WORKSPACES workspaces of the queue that have a due delivery, gives each what its start

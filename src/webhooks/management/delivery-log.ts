@@ -14,7 +14,7 @@ import { waitingReason, type WaitingReason } from '../engine/waiting.js';
 
 /**
  * The delivery log, the one read behind the console's pages and the CLI's `delivery list` and
- * `delivery show` (SPEC.md "Webhook endpoint management": "resend a delivery from the delivery
+ * `delivery show` (console-api.yaml "Webhook endpoints": "resend a delivery from the delivery
  * log"): a workspace's deliveries newest first with filters, each with its last response status,
  * its next attempt and why a waiting one waits, and one delivery with its exact body, headers and
  * attempts. Reads only; the caller has checked that the account may read the workspace. Anything

@@ -5,7 +5,7 @@ import type { Resolver } from '../transport/address-rules.js';
 import { loadMasterKeys } from '../../sealing/master-keys.js';
 
 /**
- * What endpoint management and the delivery log need (SPEC.md "Webhook endpoint management"): its
+ * What endpoint management and the delivery log need (console-api.yaml "Webhook endpoints"): its
  * own file, so endpoints.ts, delivery-log.ts, resend.ts and endpoint-address.ts share it without importing
  * each other.
  */

@@ -7,7 +7,7 @@ import { normaliseHostname } from '../transport/address-rules.js';
  * `offerdesk listen` (docs/receiving-webhooks-on-your-laptop.md) registers an endpoint under one
  * fixed internal name that a worker maps to the receiver's loopback port, only while development
  * mappings are enabled (config webhooks.devListen). Without the mapping the name is an internal
- * one (.localhost), which SPEC.md "Webhook endpoint management" refuses: a listen endpoint can
+ * one (.localhost), which console-api.yaml "Endpoint addresses" refuses: a listen endpoint can
  * never reach anything but this machine, and a production worker never delivers to it.
  */
 export const DEV_LISTEN_HOSTNAME = 'offerdesk-listen.localhost';

@@ -11,7 +11,7 @@ import { readEndpointStats } from '../sql/readEndpointStats.js';
 export const STATS_HOURS = 24;
 
 export interface EndpointStats {
-  /** 'failures': paused after 5 final failures in a row (SPEC.md "Delivery, retries, pause"). */
+  /** 'failures': paused after 5 final failures in a row (openapi.yaml "Webhook delivery and retries"). */
   paused_reason: 'failures' | 'manual' | null;
   /** The health its owners and admins were told (engine/health.ts), and since when it fails. */
   health: 'healthy' | 'failing' | 'failures_3' | 'paused';

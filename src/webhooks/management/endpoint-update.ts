@@ -20,7 +20,7 @@ import { setEndpointUrlAndEvents } from '../sql/setEndpointUrlAndEvents.js';
 
 /**
  * Changes an endpoint's address or event types (owners and admins). A new address passes the
- * same rules as when adding one (SPEC.md "Webhook endpoint management" "Address requirements");
+ * same rules as when adding one (console-api.yaml "Endpoint addresses");
  * the secret, state and delivery log stay. Deliveries already queued keep the address they had
  * when sent: the next attempt goes to the new address.
  */
@@ -58,7 +58,7 @@ export async function updateEndpoint(
 }
 
 /**
- * Paused by hand exactly as after 5 final failures (SPEC.md "Delivery, retries, pause"): open
+ * Paused by hand exactly as after 5 final failures (openapi.yaml "Webhook delivery and retries"): open
  * deliveries are cancelled, events of the paused time are never delivered, `resume` ends it.
  * Pausing a paused endpoint changes nothing and writes no audit entry. Owners and admins, or the
  * operator (actor null).

@@ -1,6 +1,6 @@
 import type { EndpointRow } from '../sql/readEndpoint.js';
 
-/** An endpoint as management shows it (SPEC.md "Webhook endpoint management"): never its secret. */
+/** An endpoint as management shows it (console-api.yaml "Webhook endpoints"): never its secret. */
 export interface EndpointView {
   id: string;
   workspace_id: string;

@@ -41,14 +41,14 @@ export { managementDeps, type ManagementDeps } from './deps.js';
 export { toEndpointView, type EndpointView } from './endpoint-view.js';
 
 /**
- * Endpoint management (SPEC.md "Webhook endpoint management"). Changes are made by owners and
+ * Endpoint management (console-api.yaml "Webhook endpoints"). Changes are made by owners and
  * admins (`actorId`); members are refused. Reads take no actor: the CLI that calls them is the
  * operator's. Every refusal is a DomainError with a message for one line. Every change writes its
  * audit entry in its own transaction (`via`: the console, or by default the operator's CLI; the
  * actor is `actorId`). The delivery log is delivery-log.ts, changes in place endpoint-update.ts.
  */
 
-/** SPEC.md "Webhook event types": every type but ping, which "cannot be subscribed to". */
+/** openapi.yaml "Webhook events": every type but ping, which "cannot be subscribed to". */
 export function parseEventTypes(types: readonly string[]): OfferWebhookType[] {
   const chosen = [...new Set(types.map((t) => t.trim()).filter(Boolean))];
   if (chosen.length === 0) throw invalidInput(`choose at least one event type: ${OFFER_WEBHOOK_TYPES.join(', ')}`);
@@ -61,7 +61,7 @@ export function parseEventTypes(types: readonly string[]): OfferWebhookType[] {
   return chosen as OfferWebhookType[];
 }
 
-/** A secret of the shape generateEndpointSecret makes (SPEC.md: `whsec_<base64>`). */
+/** A secret of the shape generateEndpointSecret makes (console-api.yaml "Webhook endpoints": `whsec_<base64>`). */
 function requireSecretForm(secret: string): string {
   let ok = false;
   try {
@@ -81,7 +81,7 @@ export async function requireEndpoint(sql: Sql, endpointId: string, forUpdate = 
 
 /**
  * Adds an endpoint and returns its secret, the only time it is shown. The address is checked
- * against every rule of SPEC.md (https, port 443, public name resolving only to public addresses,
+ * against every rule of console-api.yaml "Endpoint addresses" (https, port 443, public name resolving only to public addresses,
  * blocked domains, every workspace's custom offer domain); the limits of 5 endpoints per
  * workspace and 20 workspaces per creating account are checked under a lock.
  */
@@ -163,7 +163,7 @@ export async function showEndpoint(deps: ManagementDeps, input: { endpointId: st
 }
 
 /**
- * SPEC.md "A test sends a ping event to the endpoint." Allowed while paused, so an operator can
+ * console-api.yaml "Webhook endpoints": a test sends a ping event. Allowed while paused, so an operator can
  * check a repaired receiver before resuming. Limit: 10 tests per 10 minutes per endpoint (a
  * sliding window): a test exercises one endpoint, and one endpoint's tests should not use up
  * those of the workspace's others. A ping is retried like any delivery but never counts toward
@@ -208,7 +208,7 @@ export async function testEndpoint(
   })) as { delivery_id: string; webhook_id: string; status: string };
 }
 
-/** SPEC.md: "Generating a new secret invalidates the old one immediately." Shown once. */
+/** console-api.yaml "Webhook endpoints": a new secret invalidates the old one immediately. Shown once. */
 export async function rotateSecret(
   deps: ManagementDeps,
   input: { endpointId: string; actorId: string | null; via?: AuditSource },
@@ -232,7 +232,7 @@ export async function rotateSecret(
   return { secret };
 }
 
-/** Active again, streak 0; events of the paused time are not delivered (SPEC.md "Events" rule 7). */
+/** Active again, streak 0; events of the paused time are not delivered (openapi.yaml "Webhook delivery and retries"). */
 export async function resumeEndpoint(
   deps: ManagementDeps,
   input: { endpointId: string; actorId: string | null; via?: AuditSource },
@@ -257,8 +257,8 @@ export async function resumeEndpoint(
 
 /**
  * Removes the endpoint: it receives nothing more and its open deliveries are cancelled. When it
- * was the workspace's last endpoint, the workspace's waiting events are dropped (SPEC.md
- * "Webhook limits").
+ * was the workspace's last endpoint, the workspace's waiting events are dropped (docs/webhook-delivery.md
+ * "Limits").
  */
 export async function removeEndpoint(
   deps: ManagementDeps,

@@ -7,7 +7,7 @@ import { readDelivery } from '../sql/readDelivery.js';
 /**
  * Reading a workspace's endpoints and delivery log (console-api.yaml "Who may do what": members
  * read): any member, or the operator; anyone else gets not_found with the words of an unknown ID
- * (SPEC.md "Authentication" 5).
+ * (console-api.yaml "Who may do what").
  */
 
 export async function requireWorkspaceReader(sql: Parameters<typeof requireRole>[0], workspaceId: string, actorId: ActorId): Promise<void> {

@@ -11,7 +11,7 @@ import { readEndpoint } from '../sql/readEndpoint.js';
 import { requeueForResend } from '../sql/requeueForResend.js';
 
 /**
- * Resend from the delivery log (SPEC.md "Delivery, retries, pause": "It can be resent from the
+ * Resend from the delivery log (openapi.yaml "Webhook delivery and retries": "It can be resent from the
  * delivery log up to 5 times; a resend has the same webhook-id and body").
  *
  * A resend is ONE attempt, due at once, of the stored message: same webhook-id, same body bytes,
@@ -67,14 +67,14 @@ export async function resendDelivery(
 }
 
 /**
- * "Resend failed since ..." for an endpoint that was down (SPEC.md "Delivery, retries, pause": a
+ * "Resend failed since ..." for an endpoint that was down (openapi.yaml "Webhook delivery and retries": a
  * failed delivery "can be resent from the delivery log up to 5 times"): the endpoint's failed
  * deliveries created since a time, each resent as a single resend would be and within its own
  * limit of 5; those at their limit are skipped and counted. The preview counts exactly the rows
  * the resend takes (same conditions), so "it will resend n" is what it then resends, unless the
  * log changes in between.
  *
- * The resends must fit the endpoint's 1,000 open deliveries (SPEC.md "Webhook limits") all at
+ * The resends must fit the endpoint's 1,000 open deliveries (docs/webhook-delivery.md "Limits") all at
  * once: a partial resend would leave the person guessing which ones went, so one that does not
  * fit is refused with how many fit.
  */

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/connect.js';
 
 /**
- * The one "cancel open deliveries" of SPEC.md "Delivery, retries, pause" (an endpoint paused) and
+ * The one "cancel open deliveries" of openapi.yaml "Webhook delivery and retries" (an endpoint paused) and
  * "Webhook endpoint management" (an endpoint removed): CTEs that take every pending or sending
  * delivery of the endpoints the CTE named `endpoints` returned out of webhook_queue and write each
  * into the delivery log as cancelled with `reason`; `cancelled` returns their ids. For use inside

@@ -31,7 +31,7 @@ export interface ClaimInput {
   /** Free attempt slots of the calling worker. */
   limit: number;
   leaseUntil: Date;
-  /** SPEC.md "Webhook limits": deliveries started per minute per workspace. */
+  /** docs/webhook-delivery.md "Limits": deliveries started per minute per workspace. */
   startsPerWindow: number;
   /** Start of the current rate window if it began at or before this instant it has ended. */
   windowEndedBefore: Date;
@@ -47,7 +47,7 @@ export interface ClaimInput {
  * Claims due deliveries for attempts, in one statement (its part of the round-robin: see
  * round-robin.ts):
  *
- * - Workspaces come round-robin, longest-waiting first (SPEC.md "Webhook limits"): the state rows
+ * - Workspaces come round-robin, longest-waiting first (docs/webhook-delivery.md "Fairness"): the state rows
  *   are ordered by queue_position, and every workspace served moves behind all others. Rows of a
  *   workspace another worker is claiming for are skipped (`skip locked`), which also makes the
  *   start count below exact across workers.
@@ -91,7 +91,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
                         from stale g
                        where g.endpoint_id = r.endpoint_id)) u
               order by u.next_attempt_at, u.id`;
-  // SPEC.md "Webhook limits": 60 starts per minute per workspace; a window that began at or
+  // docs/webhook-delivery.md "Limits": 60 starts per minute per workspace; a window that began at or
   // before windowEndedBefore has ended.
   const hasRoom = sql`(s.window_started_at is null or s.window_started_at <= ${windowEndedBefore}
                        or s.window_starts < ${startsPerWindow})`;

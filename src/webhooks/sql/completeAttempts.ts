@@ -17,7 +17,7 @@ export interface CompletedAttempt extends AttemptRecord {
  * Records a batch of attempts and their consequence in one statement (one round trip, no
  * explicit transaction; the batch travels as one JSON parameter): each attempt's line in the delivery log, and its delivery either
  * succeeded (out of webhook_queue, its row written into webhook_delivery_log) or pending again
- * until `nextAttemptAt` (SPEC.md "Delivery, retries, pause"), if the claim still holds it
+ * until `nextAttemptAt` (openapi.yaml "Webhook delivery and retries"), if the claim still holds it
  * (status sending, same lease token). Returns the ids whose claim held; the
  * others were cancelled or taken over while in flight, and only their log line is written.
  *

@@ -9,7 +9,7 @@ export interface EndpointCounts {
   accountHasEndpointHere: boolean;
 }
 
-/** The counts behind SPEC.md "Webhook limits": 5 endpoints per workspace, 20 workspaces per account. */
+/** The counts behind console-api.yaml "Limits": 5 endpoints per workspace, 20 workspaces per account. */
 export async function countEndpointLimits(
   sql: Queryable,
   input: { workspaceId: string; accountId: string | null },

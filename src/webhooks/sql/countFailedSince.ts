@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 
 /**
  * "Resend failed since T" of one endpoint: its failed deliveries created at or after `since`,
- * split by whether each still has a resend left (SPEC.md "Delivery, retries, pause": "up to 5
+ * split by whether each still has a resend left (openapi.yaml "Webhook delivery and retries": "up to 5
  * times"). One index range of webhook_deliveries_endpoint_status_log_idx.
  */
 export async function countFailedSince(

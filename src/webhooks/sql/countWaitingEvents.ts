@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/connect.js';
 
 /**
- * SPEC.md "Webhook limits": events waiting to be sent, per workspace. An event waits while at
+ * docs/webhook-delivery.md "Limits": events waiting to be sent, per workspace. An event waits while at
  * least one of its deliveries has not been attempted yet (a delivery held back by the start rate
  * waits; one in its retry pauses has been sent). Tests (pings) are not events.
  *

@@ -9,7 +9,7 @@ export interface WaitingRoom {
 }
 
 /**
- * SPEC.md "Webhook limits": "When 1,000 events of a workspace are waiting, further events are not
+ * docs/webhook-delivery.md "Limits": "When 1,000 events of a workspace are waiting, further events are not
  * turned into webhooks." Events still in the outbox are waiting too, in commit order, so of a
  * workspace's due outbox rows that an active endpoint subscribes to, those past its room are
  * dropped now, all in this one statement, rather than batch by batch as fan-out reaches them: a

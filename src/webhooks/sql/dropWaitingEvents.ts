@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/connect.js';
 
 /**
- * SPEC.md "Webhook limits": "Deleting the last endpoint of a workspace drops that workspace's
+ * docs/webhook-delivery.md "Limits": "Deleting the last endpoint of a workspace drops that workspace's
  * events that were still waiting": its outbox rows, including offer.expired rows not yet due.
  */
 export async function dropWaitingEvents(sql: Queryable, input: { workspaceId: string }): Promise<number> {

@@ -7,7 +7,7 @@ export interface Subscription {
 
 /**
  * For each outbox row, the active endpoints of its workspace subscribed to its type. Paused
- * endpoints get nothing, neither now nor after resuming (SPEC.md "Events" rule 7).
+ * endpoints get nothing, neither now nor after resuming (openapi.yaml "Webhook delivery and retries").
  */
 export async function findSubscribedEndpoints(tx: Tx, outboxIds: string[]): Promise<Subscription[]> {
   if (outboxIds.length === 0) return [];

@@ -13,7 +13,7 @@ export interface InsertedDelivery {
 }
 
 /**
- * One delivery per (message, endpoint), due now. SPEC.md "Webhook limits": "An endpoint already
+ * One delivery per (message, endpoint), due now. docs/webhook-delivery.md "Limits": "An endpoint already
  * holding 1,000 open deliveries gets no more queued: further deliveries are recorded as failed in
  * the delivery log without an attempt and can be resent from there." The open count and the
  * position within this batch decide it per row, in the same statement: a queued delivery goes into

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/connect.js';
 
 /**
- * SPEC.md "Webhook limits": "a workspace setting up its first endpoint joins at the back" of the
+ * docs/webhook-delivery.md "Fairness": "a workspace setting up its first endpoint joins at the back" of the
  * round-robin (the whole rule: round-robin.ts). Called when a workspace gains its first endpoint
  * (again, after removing all).
  */

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/connect.js';
 
 /**
  * Locks a workspace's endpoint counts (and, when given, a creating account's) until the
- * transaction ends. What it guards, SPEC.md "Webhook limits": two additions at once cannot both
+ * transaction ends. What it guards, console-api.yaml "Limits": two additions at once cannot both
  * pass the 5-per-workspace or the 20-workspaces-per-account check, and a removal counts a stable
  * "last endpoint" of its workspace.
  */

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 
 /**
  * Active again with a fresh streak. Nothing is back-filled: events that occurred while paused
- * were never turned into deliveries for it (SPEC.md "Events" rule 7). Its health notices step
+ * were never turned into deliveries for it (openapi.yaml "Webhook delivery and retries"). Its health notices step
  * back from 'paused' to 'failing' (engine/health.ts): not recovered until a delivery succeeds,
  * and a second pause is told again.
  */

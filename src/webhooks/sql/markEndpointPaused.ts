@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 import { cancelOpenDeliveries } from './cancelOpenDeliveries.js';
 
 /**
- * SPEC.md "Delivery, retries, pause": "the endpoint is paused automatically and its open
+ * openapi.yaml "Webhook delivery and retries": "the endpoint is paused automatically and its open
  * deliveries are cancelled" (reason 'failures', the default), or by hand (reason 'manual').
  * Both in one statement; an attempt still in flight finds its delivery cancelled when it
  * completes and changes nothing. Returns whether this call paused it.

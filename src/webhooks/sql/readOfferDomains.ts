@@ -1,8 +1,8 @@
 import type { Queryable } from '../../db/connect.js';
 
 /**
- * Every workspace's verified custom offer-page domain: no endpoint may point at one (SPEC.md
- * address rules). An unverified claim refuses nothing (src/domain/offer-domain.ts).
+ * Every workspace's verified custom offer-page domain: no endpoint may point at one (console-api.yaml
+ * "Endpoint addresses"). An unverified claim refuses nothing (src/domain/offer-domain.ts).
  */
 export async function readOfferDomains(sql: Queryable): Promise<string[]> {
   const rows = await sql<{ offer_domain: string }[]>`

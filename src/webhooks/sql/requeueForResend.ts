@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/connect.js';
 export type ResendSelection = { deliveryId: string } | { endpointId: string; since: Date };
 
 /**
- * The one resend statement (SPEC.md "Delivery, retries, pause": a delivery "can be resent from the
+ * The one resend statement (openapi.yaml "Webhook delivery and retries": a delivery "can be resent from the
  * delivery log up to 5 times; a resend has the same webhook-id and body"). A resend is one more
  * attempt, due now, of the same stored message: max_attempts becomes the attempts made so far plus
  * one. Only a finished delivery with a resend left is taken: one delivery in any finished status,

@@ -19,7 +19,7 @@ export interface OutboxRow {
  * fan-out transaction deletes them, taken round-robin across workspaces: the workspaces whose
  * oldest due row has waited longest come first, and each gives at most `perWorkspace` rows to
  * one batch. A workspace with a large backlog therefore never holds back another workspace's
- * events (SPEC.md "Webhook limits": "Workspaces are served round-robin, longest-waiting first";
+ * events (docs/webhook-delivery.md "Fairness": "Workspaces are served round-robin, longest-waiting first";
  * the whole rule: round-robin.ts).
  * Fan-out runs one at a time (tryLockFanOut); the row locks guard against removal of an endpoint
  * dropping the same rows.

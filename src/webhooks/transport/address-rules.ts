@@ -7,7 +7,7 @@ import { refusedAddressKind } from './ranges.js';
 export type { Resolver } from './resolver.js';
 
 /**
- * Address rules for webhook endpoints (SPEC.md "Webhook endpoint management" and "Outgoing webhook request").
+ * Address rules for webhook endpoints (docs/webhook-delivery.md "Address rules" and openapi.yaml "Webhook request").
  * The same check runs when an endpoint is added and again before every attempt; the sender then
  * connects only to the addresses returned here, so a name that rebinds between check and connect
  * gains nothing.

@@ -11,7 +11,7 @@ export class AddressRefused extends DomainError {
 }
 
 /**
- * The address rules of SPEC.md "Webhook endpoint management" (https, port 443, public name
+ * The address rules of console-api.yaml "Endpoint addresses" (https, port 443, public name
  * resolving only to public addresses, blocked domains, every workspace's custom offer domain),
  * for adding and for changing an endpoint alike. Returns the address in its WHATWG
  * serialisation (lowercase host, punycode, no default port, no fragment), so one address has one

@@ -1,9 +1,9 @@
 /**
- * The headers of an outgoing webhook request (SPEC.md "Outgoing webhook request"): these five and
+ * The headers of an outgoing webhook request (openapi.yaml "Webhook request"): these five and
  * nothing else. Built here once, for the sender and for the delivery log's "headers as sent".
  */
 
-/** SPEC.md "Outgoing webhook request": `<service>-Webhooks/1.0`. */
+/** openapi.yaml "Webhook request": `<service>-Webhooks/1.0`. */
 export const USER_AGENT = 'Offerdesk-Webhooks/1.0';
 
 /** `webhook-timestamp`: unix seconds of the attempt's start (the time recorded as attempted_at). */

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Addresses a webhook may never be sent to (SPEC.md "Webhook endpoint management": the address
+ * Addresses a webhook may never be sent to (docs/webhook-delivery.md "Address rules": the address
  * rules). Our own table with names, so a refusal says which rule hit; the first matching row wins,
  * so the specific rows (cloud metadata) come before the ranges that contain them. IPv6 is further limited to global
  * unicast (2000::/3): everything outside it is refused even when no row names it.

@@ -9,18 +9,18 @@ import { signPayload } from './signing.js';
 import { CONNECT_TIMEOUT_PER_ADDRESS_MS, PinnedPools, type PinnedTlsOptions } from './pool.js';
 
 /**
- * One webhook attempt over HTTPS (SPEC.md "Outgoing webhook request", "Delivery, retries, pause"):
+ * One webhook attempt over HTTPS (openapi.yaml "Webhook request", "Webhook delivery and retries"):
  * check the address again, connect only to the checked addresses, POST the signed body with exactly
- * the headers SPEC.md lists, and report the outcome. Network problems are outcomes, never throws.
+ * the headers of openapi.yaml "Webhook request", and report the outcome. Network problems are outcomes, never throws.
  */
 
 export { USER_AGENT } from './headers.js';
-/** SPEC.md "Webhook limits": time to respond, headers and body together, from the attempt's start. */
+/** docs/webhook-delivery.md "Limits": time to respond, headers and body together, from the attempt's start. */
 export const RESPONSE_TIMEOUT_MS = 10_000;
 /** How much of a reply body the delivery log keeps. */
 export const RESPONSE_PREFIX_BYTES = 1024;
 /**
- * The reply body is ignored (SPEC.md), but reading it to its end keeps the connection reusable.
+ * The reply body is ignored (openapi.yaml "Webhook delivery and retries"), but reading it to its end keeps the connection reusable.
  * Past this many bytes the connection is dropped instead and the reply counts as complete.
  */
 export const RESPONSE_DRAIN_LIMIT_BYTES = 64 * 1024;
@@ -124,7 +124,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       const url = new URL(request.url);
       const body = Buffer.from(request.body, 'utf8');
       const timestamp = webhookTimestamp(request.attemptAt);
-      // SPEC.md "Outgoing webhook request": these five and nothing else; undici adds only host,
+      // openapi.yaml "Webhook request": these five and nothing else; undici adds only host,
       // content-length and connection, which HTTP/1.1 itself needs.
       const headers = {
         ...unsignedHeaders(request.messageId, timestamp),

@@ -2,13 +2,13 @@ import { createHmac } from 'node:crypto';
 import { SECRET_PREFIX } from '../../sealing/secrets.js';
 
 /**
- * Standard Webhooks signatures (SPEC.md "Webhook signature"), written with node:crypto so the
+ * Standard Webhooks signatures (openapi.yaml "Webhook signature"), written with node:crypto so the
  * tests can check them with the reference `standardwebhooks` library as an independent party.
  */
 
 export const SIGNATURE_VERSION = 'v1';
 
-/** Key = base64 decoding of the secret after `whsec_` (SPEC.md "Webhook signature" rule 1). */
+/** Key = base64 decoding of the secret after `whsec_` (openapi.yaml "Webhook signature"). */
 export function secretKey(secret: string): Buffer {
   if (!secret.startsWith(SECRET_PREFIX)) throw new Error(`webhook secret must start with ${SECRET_PREFIX}`);
   const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');

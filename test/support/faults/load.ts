@@ -23,7 +23,7 @@ function withDeadline<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** The SPEC.md error codes; any other non-2xx body would show something it must not. */
+/** The error codes of openapi.yaml "Errors"; any other non-2xx body would show something it must not. */
 const ERROR_CODES = new Set(['unauthorized', 'not_found', 'invalid_request', 'method_not_allowed', 'rate_limited', 'internal_error']);
 
 export interface ReadWindow {

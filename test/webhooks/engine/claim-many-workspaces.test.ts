@@ -52,7 +52,7 @@ async function claimCost(sql: Sql, now: Date): Promise<ClaimCost> {
 
 class RollBack extends Error {}
 
-describe('the claim with many tenants (SPEC.md "Webhook limits": round-robin over every workspace)', () => {
+describe('the claim with many tenants (docs/webhook-delivery.md "Fairness": round-robin over every workspace)', () => {
   it('reads the queue only as far as it takes workspaces, with 20,000 waiting beside 5,000 idle ones as with 200', async () => {
     const now = f.clock.now();
     await seedTenants(f.sql, { waiting: 200, idle: 0, perWorkspace: 2, due: now });

@@ -22,8 +22,8 @@ import { verifyBody } from './verify.js';
  * validated against the webhooks section of openapi.yaml.
  */
 
-/** SPEC.md "Outgoing webhook request" headers, plus what HTTP/1.1 itself needs on the wire. */
-const SPEC_HEADERS = ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+/** openapi.yaml "Webhook request" headers, plus what HTTP/1.1 itself needs on the wire. */
+const WEBHOOK_HEADERS = ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
 const HTTP_HEADERS = ['host', 'content-length', 'connection'];
 
 const clock = new ManualClock(new Date());
@@ -35,7 +35,7 @@ async function deliverAll(): Promise<void> {
 }
 
 describe('end to end over HTTPS', () => {
-  it('delivers every webhook type, signed, with exactly the SPEC headers and a body matching openapi.yaml', async () => {
+  it('delivers every webhook type, signed, with exactly the webhook headers and a body matching openapi.yaml', async () => {
     const ws = await workspace({ sql: h.db.sql, clock });
     const { secret } = await addEndpoint(h.manage, {
       workspaceId: ws.workspaceId,
@@ -84,7 +84,7 @@ describe('end to end over HTTPS', () => {
     for (const { request, body, verified } of received) {
       expect(request.method).toBe('POST');
       expect(request.path).toBe('/webhooks?source=offerdesk');
-      expect([...request.headerNames].sort()).toEqual([...SPEC_HEADERS, ...HTTP_HEADERS].sort());
+      expect([...request.headerNames].sort()).toEqual([...WEBHOOK_HEADERS, ...HTTP_HEADERS].sort());
       expect(request.headers['content-type']).toBe('application/json');
       expect(request.headers['user-agent']).toBe('Offerdesk-Webhooks/1.0');
       expect(request.headers['webhook-id']).toBe((verified as unknown as { id: string }).id);

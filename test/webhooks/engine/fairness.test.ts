@@ -7,7 +7,7 @@ const f = useEngineFixture({ concurrency: 8 });
 /** Which workspace each send went to, by the path of its endpoint's URL. */
 const sentTo = () => f.sender.sent.map((s) => new URL(s.url).pathname.slice(1));
 
-describe('fairness (SPEC.md "Webhook limits": round-robin, longest-waiting first)', () => {
+describe('fairness (docs/webhook-delivery.md "Fairness": round-robin, longest-waiting first)', () => {
   it('serves small workspaces between the sends of one with many waiting events', async () => {
     const big = await workspace(f);
     await endpoint(f, big, { url: 'https://hooks.test/big' });

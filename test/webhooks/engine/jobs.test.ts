@@ -7,7 +7,7 @@ import { endpoint, runSchedulesToEnd, sentOffer, useEngineFixture, workspace } f
 
 const f = useEngineFixture();
 
-describe('expiry job (SPEC.md "Events" rule 1)', () => {
+describe('expiry job (openapi.yaml "Webhook events")', () => {
   it('detects expiry at its 15-minute run and makes offer.expired due two minutes later', async () => {
     const ws = await workspace(f);
     await endpoint(f, ws, { events: ['offer.expired'] });

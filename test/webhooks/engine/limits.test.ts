@@ -14,7 +14,7 @@ import { endpoint, manyEvents, sentOffer, useEngineFixture, workspace } from './
 // Enough attempt slots that only the start rate limits a batch (per-endpoint share = 64).
 const f = useEngineFixture({ concurrency: 256 });
 
-describe('SPEC.md "Webhook limits" (management and rate)', () => {
+describe('console-api.yaml "Limits" (management and rate)', () => {
   it('allows 5 endpoints per workspace and refuses the 6th', async () => {
     const ws = await workspace(f);
     for (let i = 0; i < MAX_ENDPOINTS_PER_WORKSPACE; i++) await endpoint(f, ws, { url: `https://hooks.test/${i}` });

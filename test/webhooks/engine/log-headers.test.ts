@@ -12,7 +12,7 @@ import { useRealDelivery } from './real-delivery.js';
 const clock = new ManualClock(new Date());
 const h = useRealDelivery(clock);
 
-const SPEC_HEADERS = ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+const WEBHOOK_HEADERS = ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
 
 describe('headers as sent', () => {
   it('equal the five headers the receiver got on the last attempt, and never the secret', async () => {
@@ -29,7 +29,7 @@ describe('headers as sent', () => {
     const detail = await showDeliveryLogEntry({ sql: h.db.sql, clock, config: h.manage.config }, { workspaceId: ws.workspaceId, deliveryId: test.delivery_id });
 
     const last = h.receiver.requests.at(-1)!;
-    const sent = Object.fromEntries(SPEC_HEADERS.map((name) => [name, last.headers[name]]));
+    const sent = Object.fromEntries(WEBHOOK_HEADERS.map((name) => [name, last.headers[name]]));
     const shown = Object.fromEntries(Object.entries(detail.headers).map(([name, value]) => [name.toLowerCase(), value]));
     expect(shown).toEqual(sent);
     expect(h.receiver.requests.at(-2)!.headers['webhook-signature']).not.toBe(sent['webhook-signature']);

@@ -152,7 +152,7 @@ describe('every filter of the delivery log reads one index in list order', () =>
     }
   });
 
-  it('status pending sorts at most the open deliveries, which SPEC.md "Webhook limits" bounds', async () => {
+  it('status pending sorts at most the open deliveries, which docs/webhook-delivery.md "Limits" bounds', async () => {
     const full = { ...base(), status: 'pending' as const };
     const plan = await explain(full, null);
     const all = nodes(plan);
@@ -181,7 +181,7 @@ describe('every filter of the delivery log reads one index in list order', () =>
     // And no node reads the workspace's log (30,000 rows here): a plan that walks it in the list's
     // order, keeping the rows of the matching messages, needs no Sort, yet reads all of it (what
     // PostgreSQL chose for `in (select ...)` at 20,000,000 rows: seconds a page). The queue's part
-    // may read the workspace's open deliveries, which SPEC.md "Webhook limits" bounds.
+    // may read the workspace's open deliveries, which docs/webhook-delivery.md "Limits" bounds.
     const openBound = MAX_ENDPOINTS_PER_WORKSPACE * MAX_OPEN_DELIVERIES_PER_ENDPOINT;
     for (const node of all) expect(node['Actual Rows'] ?? 0, describePlan(plan)).toBeLessThanOrEqual(openBound);
   });

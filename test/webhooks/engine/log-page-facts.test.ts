@@ -73,7 +73,7 @@ describe('what the log page shows, on the log row', () => {
     await endpoint(f, ws);
     await manyEvents(f, ws.workspaceId, 1000);
     await f.engine.fanOut();
-    // Attempted once, the 1,000 no longer wait (SPEC.md "Webhook limits"), but stay open.
+    // Attempted once, the 1,000 no longer wait (docs/webhook-delivery.md "Limits"), but stay open.
     await f.engine.dispatchOnce();
     await manyEvents(f, ws.workspaceId, 2);
     await f.engine.fanOut();

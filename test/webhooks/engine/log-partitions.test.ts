@@ -11,8 +11,8 @@ import { FAIL, OK, deliverDue, endpoint, runSchedulesToEnd, sentOffer, useEngine
 
 /**
  * The delivery log and the attempts by UTC day (migration 0020), on the controlled clock: the
- * periodic job makes the days ahead, retention drops a day once it ended 30 days ago (SPEC.md
- * "Webhook limits"; docs/delivery-log.md "Retention"), a resend moves a delivery across days,
+ * periodic job makes the days ahead, retention drops a day once it ended 30 days ago (docs/delivery-log.md
+ * "Retention"), a resend moves a delivery across days,
  * a message stays while any delivery refers to it, and a row of a day without a partition waits
  * in the default one, never lost.
  */

@@ -11,7 +11,7 @@ import { FAIL, OK, deliverDue, endpoint, runSchedulesToEnd, sentOffer, useEngine
 /**
  * The messages by UTC day (migration 0032), on the controlled clock: the periodic job makes their
  * days ahead with the log's, retention drops a day of messages once it ended 30 days ago and
- * nothing refers to it (SPEC.md "Webhook limits"; docs/delivery-log.md "Retention"), and keeps it
+ * nothing refers to it (docs/delivery-log.md "Retention"), and keeps it
  * whole while a late resend's log row or an open retry still does, its body sent as it was.
  */
 const f = useEngineFixture();

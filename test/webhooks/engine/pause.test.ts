@@ -17,7 +17,7 @@ import {
 
 const f = useEngineFixture();
 
-describe('pause after 5 final failures in a row (SPEC.md "Delivery, retries, pause")', () => {
+describe('pause after 5 final failures in a row (openapi.yaml "Webhook delivery and retries")', () => {
   it('pauses the endpoint when its 5th delivery in a row fails finally and cancels its open deliveries', async () => {
     f.sender.reply(() => FAIL);
     const ws = await workspace(f);

@@ -9,7 +9,7 @@ import { finishOpenDeliveries } from '../../support/deliveries.js';
 // The start rate lifted, as benchmarks do, so a thousand deliveries can be attempted at once.
 const f = useEngineFixture({ concurrency: 4000, startsPerMinutePerWorkspace: 1_000_000 });
 
-describe('SPEC.md "Webhook limits" (queues)', () => {
+describe('docs/webhook-delivery.md "Limits" (queues)', () => {
   it('stops turning events into webhooks while 1,000 events of the workspace are waiting, keeping the oldest', async () => {
     const ws = await workspace(f);
     await endpoint(f, ws);

@@ -16,7 +16,7 @@ async function oneDelivery(): Promise<{ id: string; endpointId: string }> {
   return { id: row!.id, endpointId: ep.id };
 }
 
-describe('retry schedule (SPEC.md "Delivery, retries, pause")', () => {
+describe('retry schedule (openapi.yaml "Webhook delivery and retries")', () => {
   it('pauses 1 m, 5 m, 30 m, 2 h, 5 h, 8 h, 8 h between the 8 attempts, to the millisecond', () => {
     expect(RETRY_PAUSES_MS).toEqual([1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 8 * HOUR, 8 * HOUR]);
   });

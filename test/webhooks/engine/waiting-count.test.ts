@@ -6,7 +6,7 @@ const f = useEngineFixture({ concurrency: 8, startsPerMinutePerWorkspace: 1_000_
 
 const waiting = (workspaceIds: string[], upTo: number) => f.sql.begin((tx) => countWaitingEvents(tx, workspaceIds, upTo));
 
-describe('waiting events of a workspace (SPEC.md "Webhook limits": 1,000 waiting per workspace)', () => {
+describe('waiting events of a workspace (docs/webhook-delivery.md "Limits": 1,000 waiting per workspace)', () => {
   it('counts an event once however many endpoints it goes to', async () => {
     const ws = await workspace(f);
     await endpoint(f, ws);

@@ -3,7 +3,7 @@ import { loadConfig, type WebhookConfig } from '../../../src/config.js';
 import { checkEndpointAddress, type Resolver } from '../../../src/webhooks/transport/address-rules.js';
 
 /**
- * SPEC.md "Webhook endpoint management", the address requirements, as one table: a URL, what its name resolves to, and the
+ * console-api.yaml "Endpoint addresses", the address requirements, as one table: a URL, what its name resolves to, and the
  * verdict. The resolver is a fake; `resolves: null` means "no such name" (ENOTFOUND).
  */
 

@@ -76,7 +76,7 @@ afterEach(async () => {
 });
 
 describe('the request on the wire', () => {
-  it('carries exactly the SPEC.md headers plus host, content-length and connection', async () => {
+  it('carries exactly the webhook request headers plus host, content-length and connection', async () => {
     await trustingSender().send(delivery());
     expect([...receiver.requests[0]!.headerNames].sort()).toEqual(
       ['connection', 'content-length', 'content-type', 'host', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'],

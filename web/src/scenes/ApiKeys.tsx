@@ -10,7 +10,7 @@ import { Time } from '../common/Time';
 import { useCurrentWorkspace } from '../session';
 import { CreateKeyDialog } from './CreateKeyDialog';
 
-/** SPEC.md "Authentication": owners and admins create and revoke a workspace's API keys. */
+/** console-api.yaml "API keys": owners and admins create and revoke a workspace's API keys. */
 export function ApiKeys() {
   const workspace = useCurrentWorkspace();
   if (!workspace) return <NotFoundState what="workspace" />;

@@ -13,7 +13,7 @@ import { ResendFailed } from './ResendFailed';
 
 const FILTER_NAMES = ['status', 'event_type', 'endpoint_id', 'since', 'until', 'q'] as const;
 
-/** SPEC.md "Webhook endpoint management": the delivery log, workspace-wide or of one endpoint. */
+/** console-api.yaml "Webhook endpoints": the delivery log, workspace-wide or of one endpoint. */
 export function Deliveries() {
   const workspace = useCurrentWorkspace();
   const search = useSearch();

@@ -10,7 +10,7 @@ import { to } from '../routes';
 import { EndpointForm } from './EndpointForm';
 import { RemoveEndpointDialog, RotateSecretDialog } from './EndpointDialogs';
 
-/** Why an endpoint is paused (SPEC.md "Delivery, retries, pause"), completing "paused …". */
+/** Why an endpoint is paused (openapi.yaml "Webhook delivery and retries"), completing "paused …". */
 const PAUSE_REASONS: Record<string, string> = {
   failures: 'after 5 deliveries in a row failed finally',
   manual: 'by an operator',

@@ -7,10 +7,10 @@ import { useCurrentWorkspace } from '../session';
 import { EndpointCard } from './EndpointCard';
 import { EndpointForm } from './EndpointForm';
 
-/** SPEC.md "Webhook limits": at most 5 endpoints per workspace. */
+/** console-api.yaml "Limits": at most 5 endpoints per workspace. */
 const ENDPOINTS_PER_WORKSPACE = 5;
 
-/** SPEC.md "Webhook endpoint management": a workspace's endpoints, their health and actions. */
+/** console-api.yaml "Webhook endpoints": a workspace's endpoints, their health and actions. */
 export function Endpoints() {
   const workspace = useCurrentWorkspace();
   const list = useEndpoints(workspace?.id ?? '');

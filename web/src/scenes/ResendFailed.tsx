@@ -8,7 +8,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * "Resend failed since ...": for an endpoint that was down, first how many failed deliveries it
- * would resend, then the resends (each within its own limit of 5, SPEC.md "Webhook limits").
+ * would resend, then the resends (each within its own limit of 5, console-api.yaml "Limits").
  */
 export function ResendFailed(props: { workspaceId: string; endpoint: Endpoint; canChange: boolean }) {
   const queryClient = useQueryClient();
