@@ -19,12 +19,10 @@ export interface FaultWindow {
   name: string;
   startedAt: number;
   endedAt: number | null;
-  /** May answers be 5xx during it (and for EXPLAINED_TAIL_MS after)? */
-  explains5xx: boolean;
+  /** For how long after its end a 5xx is still put down to it; 0: it explains none. */
+  explainsMs: number;
 }
 
-/** How long after a fault's end a 5xx is still put down to it (pools reconnecting, retries). */
-export const EXPLAINED_TAIL_MS = 10_000;
 
 interface Arrival {
   /** 2xx answers the receiver gave for this event at this endpoint. */
@@ -156,23 +154,37 @@ export class Ledger {
     if (status >= 500 || status === 0) this.answers.push({ at: Date.now(), status, surface });
   }
 
-  openFault(name: string, explains5xx: boolean): FaultWindow {
-    const window = { name, startedAt: Date.now(), endedAt: null, explains5xx };
+  openFault(name: string, explainsMs: number): FaultWindow {
+    const window = { name, startedAt: Date.now(), endedAt: null, explainsMs };
     this.faults.push(window);
     return window;
   }
 
   /** 5xx (and unanswered requests) per surface, split into those a fault window explains and the rest. */
-  failures(): { api: { explained: number; unexplained: number }; console: { explained: number; unexplained: number }; byFault: Record<string, number> } {
-    const result = { api: { explained: 0, unexplained: 0 }, console: { explained: 0, unexplained: 0 }, byFault: {} as Record<string, number> };
+  failures(): {
+    api: { explained: number; unexplained: number };
+    console: { explained: number; unexplained: number };
+    byFault: Record<string, number>;
+    /** The first unexplained ones, with their time, to find them in the process logs. */
+    unexplainedSample: { at: string; status: number; surface: string }[];
+  } {
+    const result = {
+      api: { explained: 0, unexplained: 0 },
+      console: { explained: 0, unexplained: 0 },
+      byFault: {} as Record<string, number>,
+      unexplainedSample: [] as { at: string; status: number; surface: string }[],
+    };
     for (const answer of this.answers) {
       const window = this.faults.find(
-        (f) => f.explains5xx && answer.at >= f.startedAt && answer.at <= (f.endedAt ?? Date.now()) + EXPLAINED_TAIL_MS,
+        (f) => f.explainsMs > 0 && answer.at >= f.startedAt && answer.at <= (f.endedAt ?? Date.now()) + f.explainsMs,
       );
       if (window) {
         result[answer.surface].explained++;
         result.byFault[window.name] = (result.byFault[window.name] ?? 0) + 1;
-      } else result[answer.surface].unexplained++;
+      } else {
+        result[answer.surface].unexplained++;
+        if (result.unexplainedSample.length < 20) result.unexplainedSample.push({ at: new Date(answer.at).toISOString(), status: answer.status, surface: answer.surface });
+      }
     }
     return result;
   }

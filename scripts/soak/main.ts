@@ -92,11 +92,11 @@ try {
   if (old) {
     // The upgrade drill: the old worker delivers on the old schema, the newest migrations are
     // applied under it, new workers start, then the old one stops.
-    const window = ledger.openFault('upgrade-drill', false);
+    const window = ledger.openFault('upgrade-drill', 0);
     oldWorker = await startOldWorker(old, w.env, w.logDir, await freePort());
     log(`upgrade drill: the old worker (${old.commit.slice(0, 12)}) delivers on the old schema`);
     await sleep(short ? 8_000 : 60_000);
-    const migrated = await runJson('offerdesk migrate', 'bin/offerdesk.js', ['migrate', '--json'], env(), true);
+    const migrated = await runJson<{ applied: string[] }>('offerdesk migrate', 'bin/offerdesk.js', ['migrate', '--json'], env(), true);
     log(`upgrade drill: newest migrations applied under the old worker: ${JSON.stringify(migrated)}`);
     await sleep(short ? 3_000 : 30_000);
     await w.startApi();
@@ -105,7 +105,7 @@ try {
     await sleep(short ? 3_000 : 30_000);
     const code = await oldWorker.stop();
     window.endedAt = Date.now();
-    Object.assign(drill, { ran: true, oldCommit: old.commit, newestMigration: old.newestMigration, oldWorkerExit: code });
+    Object.assign(drill, { ran: true, oldCommit: old.commit, newestMigration: old.newestMigration, appliedUnderOldWorker: migrated.applied, oldWorkerExit: code });
     log(`upgrade drill: new workers running, the old worker stopped (exit ${code})`);
   } else {
     await w.startApi();
@@ -212,7 +212,13 @@ try {
   row('trace spans at the collector', `${w.otlp.spans.length} (${spansAfter} in the drain)`, '> 0', w.otlp.spans.length > 0);
   const plannedTotal = Object.values(schedule.planned).reduce((a, b) => a + b, 0);
   row('faults done as scheduled', `${schedule.done.length}/${plannedTotal}`, 'all', schedule.done.length === plannedTotal && schedule.failed.length === 0);
-  row('upgrade drill', drill.ran ? `old worker exit ${String(drill.oldWorkerExit)}` : 'skipped (--no-upgrade-drill)', drill.ran ? 'exit 0' : '-', !drill.ran || drill.oldWorkerExit === 0);
+  const applied = (drill.appliedUnderOldWorker as string[] | undefined) ?? [];
+  row(
+    'upgrade drill: migrations applied under the old worker',
+    drill.ran ? `${applied.join(', ') || 'none'}; old worker exit ${String(drill.oldWorkerExit)}` : 'skipped (--no-upgrade-drill)',
+    drill.ran ? `${String(drill.newestMigration).replace(/\.sql$/, '')} applied, exit 0` : '-',
+    !drill.ran || (applied.length > 0 && drill.oldWorkerExit === 0),
+  );
   row('endpoints that should pause', `${ledger.goneAttempts} attempts at the gone endpoints`, 'pausing needs 5 deliveries failed finally (8 attempts over ~23.6 h): not reachable in this run', true);
   row('product actions that failed', ledger.actionsFailed, 'reported (database faults)', true);
 
@@ -234,6 +240,7 @@ try {
     mails: { ...m, notOwedKinds: ledger.otherMails },
     answers: ledger.statusCounts,
     failuresByFault: failures.byFault,
+    unexplained5xx: failures.unexplainedSample,
     events: ledger.eventsCommitted,
     actionsFailed: ledger.actionsFailed,
     faults: schedule.done,

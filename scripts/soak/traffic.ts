@@ -178,6 +178,8 @@ export function startOfferTraffic(input: {
     }
   };
   const expiryLoop = (async () => {
+    // The CLI migrates the database it opens: during the upgrade drill that is the drill's step.
+    while (!stopping && !world.api) await sleep(250);
     while (!stopping) {
       await sleep(EXPIRY_JOB_EVERY_MS);
       if (!stopping) await runExpiryJob();

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import { connect, type Sql } from '../../src/db/connect.js';
+import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../../test/support/https-receiver.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../test/support/otlp-receiver.js';
 import { startChild, startWorkerProcess, type Child } from '../../test/support/faults/children.js';
 import { startRedisProcess, type RedisProcess } from '../../test/support/faults/redis-process.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../test/mail/smtp-receiver.js';
-import { freePort } from '../bench/processes.js';
+import { freePort, waitUntil } from '../bench/processes.js';
 import { startGate, type Gate } from './gate.js';
 import type { Ledger } from './ledger.js';
 
@@ -60,6 +62,22 @@ function baseEnv(): Record<string, string | undefined> {
 
 let generation = 0;
 
+/** Without DATABASE_URL: the machine's PostgreSQL on 5432 when one answers, else an embedded one of the soak's own. */
+async function localPostgres(workDir: string, cleanups: Array<() => Promise<unknown>>, log: (line: string) => void): Promise<string> {
+  const answers = await new Promise<boolean>((resolve) => {
+    const socket = connectTcp({ host: '127.0.0.1', port: 5432 });
+    socket.setTimeout(1_000);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+  if (answers) return 'postgres://postgres@127.0.0.1:5432/postgres';
+  const server = await startEmbeddedPostgres({ dataDir: join(workDir, 'pg'), port: await freePort() });
+  cleanups.push(() => server.stop());
+  log('no PostgreSQL on 127.0.0.1:5432: an embedded one of the soak');
+  return server.url;
+}
+
 export async function buildWorld(options: { workDir: string; ledger: Ledger; log: (line: string) => void }): Promise<World> {
   const { workDir, ledger, log } = options;
   const logDir = join(workDir, 'logs');
@@ -69,7 +87,7 @@ export async function buildWorld(options: { workDir: string; ledger: Ledger; log
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => log(`cleanup: ${String(error)}`));
   };
   try {
-    const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+    const adminUrl = process.env.DATABASE_URL || (await localPostgres(workDir, cleanups, log));
     const databaseName = `offerdesk_soak_${randomBytes(4).toString('hex')}`;
     const admin = connect(adminUrl, { max: 1, applicationName: 'offerdesk-soak-setup' });
     await admin.unsafe(`create database ${databaseName}`);
@@ -169,6 +187,10 @@ export async function buildWorld(options: { workDir: string; ledger: Ledger; log
         const publicUrl = `http://127.0.0.1:${port}`;
         const child = startChild(name, ['serve', '--no-worker', '--port', String(port), '--json'], { ...env, OFFERDESK_PUBLIC_URL: publicUrl, OFFERDESK_METRICS_PORT: String(metricsPort) }, logDir);
         const baseUrl = await child.waitFor((line) => (typeof line.base_url === 'string' ? line.base_url : undefined));
+        // As a load balancer would: traffic moves to it once /readyz says it may take traffic.
+        await waitUntil(`${name} did not become ready (see ${name}.log)`, () =>
+          fetch(`${new URL(baseUrl).origin}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((res) => res.arrayBuffer().then(() => res.status === 200), () => false),
+        );
         const previous = world.api;
         env.OFFERDESK_PUBLIC_URL = publicUrl;
         world.api = { child, origin: new URL(baseUrl).origin, metricsPort };
