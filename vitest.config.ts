@@ -30,8 +30,8 @@ const CONSOLE_TESTS = ['test/console/**/*.test.ts'];
  */
 const proxy = (contract: 'prism' | 'prism-console') => process.env.OFFERDESK_TEST_PROXY ?? contract;
 /**
- * One Prism per project, which every file's front shares (a Prism per file was a start of seconds
- * of CPU each, for about thirty files). `extends: true` adds it to the global setups above.
+ * One Prism per project, which every file's front shares (a Prism per file would cost seconds of
+ * CPU to start, for each of about thirty files). `extends: true` adds it to the global setups above.
  */
 const PRISM_SETUP = 'test/support/prism-setup.ts';
 /**
@@ -88,8 +88,8 @@ export default defineConfig({
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },
       {
         extends: true,
-        // expect.poll gives up after 1 s by default; a page that fetches its list after a click took
-        // longer than that in CI on a loaded 2-core machine (the Playwright waits beside it allow 30 s).
+        // expect.poll gives up after 1 s by default; a page that fetches its list after a click can
+        // take longer than that on a loaded 2-core CI machine (the Playwright waits beside it allow 30 s).
         test: { name: 'browser', include: BROWSER_TESTS, expect: { poll: { timeout: 10_000 } } },
       },
     ],

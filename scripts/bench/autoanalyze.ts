@@ -24,12 +24,12 @@ export async function autovacuumWebhookTables(sql: Sql): Promise<void> {
     if (due.some((t) => t[step])) await sql.unsafe(`${step} ${due.filter((t) => t[step]).map((t) => t.name).join(', ')}`);
 }
 
-/** Autovacuum's stand-in on a server with `autovacuum = off` (production keeps it on): unanalyzed, claims took 3 s, not 20 ms. */
+/** Autovacuum's stand-in on a server with `autovacuum = off` (production keeps it on): unanalyzed, a claim takes 3 s, not 20 ms. */
 export function startAutoanalyzeStandIn(sql: Sql, autovacuum: string, log: (line: string) => void): () => Promise<void> {
   if (autovacuum !== 'off') return async () => {};
   log(`autovacuum is off on this server: the bench runs VACUUM and ANALYZE every ${INTERVAL_MS / 1000} s where autovacuum would`);
-  // A round still running skips the next one: queued behind it, rounds piled up (a 2M-row log's took longer than
-  // 5 s) and ran back to back beside the worker, and the end of the phase waited for all of them.
+  // A round still running skips the next one: a 2M-row log's round takes longer than 5 s, and rounds queued behind
+  // it would run back to back beside the worker and hold up the end of the phase.
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     running ??= autovacuumWebhookTables(sql)

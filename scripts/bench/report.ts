@@ -195,7 +195,7 @@ export function compareWithPrevious(results: BenchResults, previous: BenchResult
   }
   if (previous.webhooks && results.webhooks) log(`  webhooks worker/baseline ${f(previous.webhooks.ratio, 2)} -> ${f(results.webhooks.ratio, 2)}`);
   const [was, now] = [previous.webhooks?.throughput.pg, results.webhooks?.throughput.pg];
-  // Results files written before the PostgreSQL cost was measured have no `pg`.
+  // A results file whose run did not measure the PostgreSQL cost has no `pg`.
   if (was && now)
     log(
       `  webhooks throughput per delivery: WAL ${f(walOf(was).bytes)} -> ${f(walOf(now).bytes)} bytes, ${f(walOf(was).records, 1)} -> ${f(walOf(now).records, 1)} records (${walOf(was).of === walOf(now).of ? walOf(now).of : `${walOf(was).of} -> ${walOf(now).of}`}), ` +

@@ -38,7 +38,7 @@ export async function measureTracingCost<Side extends { proc: NodeProcess }>(inp
         const env = which === 'on' ? { ...TRACED_SERVICE_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl } : {};
         started.push((sides[which] = await input.start(`service-${which === 'on' ? 'traced' : 'untraced'}-${pairs.length + 1}`, env, PINNED_CPU)));
       }
-      // Each alone as fast as it answers first: at the fixed rate, the traced side's sampled tenth was still being compiled.
+      // Each alone as fast as it answers first, so that the traced side's sampled tenth is compiled before the fixed rate.
       if (input.warmUp) for (const side of [sides.off, sides.on]) await input.measure(side);
       const pair = [];
       for (let round = 0; round < input.rounds; round++) {

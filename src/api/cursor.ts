@@ -8,7 +8,7 @@ import { loadCursorKey, SealedCursor } from '../http/sealed-cursor.js';
  * list it came from and must not be built or edited"), sealed by http/sealed-cursor.ts. The
  * payload names its list: the workspace it was read for, and the offers list with its status
  * filter or the timeline of one offer; a cursor presented to another list, or with another
- * workspace's key, is refused like a damaged one. (Cursors made before the workspace was part of them do not decode: the walk starts over.)
+ * workspace's key, is refused like a damaged one.
  */
 export type CursorPayload =
   | { list: 'offers'; workspaceId: string; status: OfferStatus | null; createdAt: string; id: string }

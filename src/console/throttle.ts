@@ -57,7 +57,7 @@ export function createSignInThrottle(
       insuranceLimiter: memory,
     });
   };
-  // The sign-in counters keep the key prefixes they had before mail requests were counted.
+  // Sign-in counters keep the `signin` prefix, not the purpose's name, so counts already in Redis stay valid.
   const prefix = purpose === 'sign-in' ? 'signin' : 'mail';
   const perEmailLimit = purpose === 'sign-in' ? config.signInAttemptsPerEmail : (config.mailRequestsPerEmail ?? config.signInAttemptsPerEmail);
   const perEmail = limiter(`${prefix}-email`, perEmailLimit);

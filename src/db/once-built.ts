@@ -17,7 +17,7 @@ import type { ValuesResult } from './fixed-shape-rows.js';
  * fragment tree the way postgres.js writes it ($1, $2, … in order of appearance, one per
  * occurrence). Each call then sends that text with its values in the same order. postgres.js
  * infers each parameter's type from the value, as it does for a fragment, and prepares the text
- * once per connection. So PostgreSQL receives the same statement and parameters as before
+ * once per connection. So PostgreSQL receives the same statement and parameters as from the fragment
  * (test/db/once-built.test.ts holds the two paths to the same text and parameters).
  *
  * Rules for `build`: every value goes in through `values`, and everything the text depends on

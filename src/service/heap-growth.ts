@@ -5,10 +5,10 @@ import { setFlagsFromString } from 'node:v8';
  * percent, for a long-running service process (`offerdesk serve`).
  *
  * Why: left to itself V8 lets it grow to about four times the survivors when collecting is cheap.
- * Under load the API keeps about 30 MB alive, and its heap climbed to about 140 MB of mostly
- * garbage between full collections: the process's peak memory was that garbage (docs/performance.md,
- * "peak RSS"). Twice the survivors holds the peak about 70 MB lower for a few percent more CPU per
- * request spent collecting.
+ * Under load the API keeps about 30 MB alive, and its heap then climbs to about 140 MB of mostly
+ * garbage between full collections: that garbage is most of the process's peak memory. Twice the
+ * survivors holds the peak about 70 MB lower (docs/performance.md "Tuning kept in the service")
+ * for a few percent more CPU per request spent collecting.
  */
 export const SERVICE_HEAP_GROWING_PERCENT = 100;
 

@@ -81,8 +81,8 @@ async function boundedShutdown(stopping: Promise<void>, limitMs: number | undefi
  * non-recording one.
  *
  * No context is entered: on Node 20 entering any AsyncLocalStorage context turns on its promise
- * hooks for the whole process, and every promise after that pays for them (they were most of
- * what tracing cost a request). The span is handed on instead, by value: `work` passes it to
+ * hooks for the whole process, and every promise after that pays for them (they would be most
+ * of what tracing costs a request). The span is handed on instead, by value: `work` passes it to
  * tracedSql and spanLogger (or tracedDeps) for the statements and log lines it makes.
  */
 export function withSpan<T>(name: string, options: SpanOptions, work: (span: Span | undefined) => Promise<T>): Promise<T> {
@@ -186,8 +186,8 @@ export function traceQueries(probe: () => object): void {
  * Starts the server span of a request (tracing on), kept on its response for what comes after
  * (requestSpan). Called by the request log's middleware, the first of the app, rather than being
  * a middleware of its own: each layer of express's router costs every request its matching and
- * dispatch, and that one layer was most of what tracing at 10 % sampling cost a one-offer read
- * (docs/operations.md "Tracing").
+ * dispatch, and that one layer would be most of what tracing at 10 % sampling costs a one-offer
+ * read (docs/operations.md "Tracing").
  */
 export function startRequestSpan(req: Request, res: Response): void {
   runtime?.startRequestSpan(req, res);

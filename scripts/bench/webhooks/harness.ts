@@ -72,7 +72,7 @@ export async function waitForArrivals(receiver: Receiver, count: number, deadlin
 /**
  * Waits until every event is out of the outbox and every delivery has had its first attempt. The
  * database is asked only while no first attempt arrives (and per progress line): counting open
- * deliveries every poll took a quarter of a core from the run it timed.
+ * deliveries every poll would take a quarter of a core from the run it times.
  */
 export async function waitForFirstAttempts(sql: Sql, receiver: Receiver, log: (line: string) => void, workspaceIds?: string[]): Promise<void> {
   const countOpen = async () => {

@@ -8,8 +8,8 @@ alter table webhook_deliveries add column lease_worker integer;
 
 -- 2. A custom offer-page domain counts in the endpoint address rules (console-api.yaml
 -- "Endpoint addresses": "a custom domain a workspace uses for its offer pages") only once the workspace has
--- shown it controls the domain: a DNS TXT record carrying offer_domain_token. Domains claimed
--- before this check existed are unverified until verified again.
+-- shown it controls the domain: a DNS TXT record carrying offer_domain_token. Domains already
+-- claimed when this migration runs are unverified until verified again.
 alter table workspaces
   add column offer_domain_token text constraint workspaces_offer_domain_token_len check (length(offer_domain_token) between 16 and 128),
   add column offer_domain_verified_at timestamptz(3);

@@ -47,7 +47,8 @@ alter table webhook_attempts
   add column signature text constraint webhook_attempts_signature_len check (length(signature) <= 1000);
 
 -- Why an endpoint is paused: 'failures' (openapi.yaml "Webhook delivery and retries": 5 final failures
--- in a row) or 'manual' (an operator's pause). Every pause so far was automatic.
+-- in a row) or 'manual' (an operator's pause). Endpoints paused when this runs were paused by
+-- failures: no manual pause exists before this column.
 alter table webhook_endpoints
   add column paused_reason text constraint webhook_endpoints_paused_reason_check check (paused_reason in ('failures', 'manual'));
 update webhook_endpoints set paused_reason = 'failures' where state = 'paused';

@@ -1,6 +1,6 @@
 -- GET /offers?status=expired lists the sent offers past their deadline that the expiry job has
 -- not marked yet, newest first (src/read-model/offers.ts, overduePageIds). By deadline alone
--- (offers_sent_deadline_list_idx) a page had to read and sort every overdue offer due since its
+-- (offers_sent_deadline_list_idx) a page has to read and sort every overdue offer due since its
 -- bound: about 7,000 entries in the 1M-offer benchmark, and on deep pages every overdue offer
 -- created after the cursor as well. Here the sent offers are grouped by the week of their
 -- deadline, and within a week kept in list order: a week that has ended holds overdue offers

@@ -1,11 +1,10 @@
 -- The open deliveries move into a narrow table of their own, and the delivery log keeps only
 -- finished ones, each written once, when it ends (docs/architecture.md "Data model").
 --
--- Why: every claim and outcome rewrote a delivery row that carried the console's list indexes
--- (13 in all), so a worker spent most of its PostgreSQL time keeping the log's indexes up to date
--- for rows nobody lists yet. The bench's queue ladder measured the model built here (open
--- deliveries apart, the log row written at the end) at half the worker's PostgreSQL time per
--- delivery (docs/performance.md).
+-- Why: a delivery row that carries the console's list indexes (13 in all) makes every claim and
+-- outcome keep those indexes up to date for rows nobody lists yet, and that is most of a worker's
+-- PostgreSQL time. With the open deliveries apart and the log row written once, at the end, a
+-- delivery costs the worker's PostgreSQL about half the time.
 --
 -- - webhook_queue: pending and sending deliveries with their schedule and lease. Claimed, leased
 --   and rescheduled there; a delivery keeps its id for life.
@@ -19,7 +18,8 @@
 -- Old workers cannot run against this shape (their statements fail on the view), and an attempt
 -- still in flight when the tables change would lose its outcome and be sent again. So the
 -- migration refuses to run while any worker holds its liveness lock (src/webhooks/engine/
--- liveness.ts): stop every `offerdesk serve` and `offerdesk worker` first (README "Upgrading").
+-- liveness.ts): stop every `offerdesk serve` and `offerdesk worker` first (docs/operations.md
+-- "Upgrades").
 
 do $$
 begin

@@ -1,6 +1,6 @@
 -- The delivery log and the attempts, partitioned by day (UTC), so that retention (docs/delivery-log.md
 -- "Retention": 30 days) drops a whole day at a time instead of deleting rows one by one, and
--- its cost no longer grows with the log (docs/delivery-log.md "Retention").
+-- its cost does not grow with the log (docs/delivery-log.md "Retention").
 --
 -- - webhook_delivery_log by finished_at (a row is written once, when its delivery ends),
 --   webhook_attempts by attempted_at; one partition per UTC day, named <table>_pYYYYMMDD.
@@ -119,8 +119,9 @@ alter table webhook_delivery_log_legacy rename constraint webhook_deliveries_fai
 alter table webhook_delivery_log_legacy rename constraint webhook_deliveries_event_type_len to webhook_delivery_log_event_type_len;
 alter table webhook_delivery_log_legacy rename constraint webhook_delivery_log_pkey to webhook_delivery_log_legacy_id_key;
 alter table webhook_delivery_log_legacy rename constraint webhook_delivery_log_message_endpoint_key to webhook_delivery_log_legacy_message_endpoint_key;
--- Retention no longer deletes rows by their last change, and no longer needs the message's
--- foreign key (it deletes only messages no delivery refers to; see the parent below).
+-- Retention drops days rather than deleting rows by their last change, and deletes only messages
+-- no delivery refers to, so neither this index nor the message's foreign key serves it (see the
+-- parent below).
 drop index webhook_delivery_log_retention_idx;
 alter table webhook_delivery_log_legacy drop constraint webhook_delivery_log_message_fkey;
 alter index webhook_deliveries_ws_log_idx rename to webhook_delivery_log_legacy_ws_log_idx;
@@ -190,7 +191,7 @@ create sequence webhook_attempts_id_seq owned by webhook_attempts.id;
 select setval('webhook_attempts_id_seq', coalesce((select max(id) from webhook_attempts_legacy), 0) + 1, false);
 alter table webhook_attempts alter column id set default nextval('webhook_attempts_id_seq');
 -- A delivery's attempts in order (the delivery page), and an endpoint's recent ones (statistics,
--- health), as before.
+-- health).
 create index webhook_attempts_delivery_idx on webhook_attempts (delivery_id, id);
 create index webhook_attempts_endpoint_time_idx on webhook_attempts (endpoint_id, attempted_at) include (succeeded);
 

@@ -1,8 +1,8 @@
 -- docs/webhook-delivery.md "Fairness": workspaces are served round-robin, longest-waiting first, and the
 -- claim's cost must not grow with the number of workspaces (tens of thousands with endpoints,
--- thousands with waiting work). The claim (src/webhooks/sql/claimDeliveries.ts) used to find the
--- workspaces with due work by probing every workspace with open deliveries, on every claim. Now
--- each workspace's row in the round-robin queue says whether it may have work due:
+-- thousands with waiting work). So the claim (src/webhooks/sql/claimDeliveries.ts) does not probe
+-- every workspace with open deliveries for due work: each workspace's row in the round-robin
+-- queue says whether it may have work due:
 --
 -- - ready: it may have a delivery due now. The claim reads these in queue order from
 --   webhook_workspace_state_ready_idx and stops at the last workspace it takes.

@@ -15,8 +15,8 @@
 -- Made on the parent alone, then on each partition under the name the partitions' other indexes
 -- follow (<partition>_day_crossing_idx, as webhook_log_partition_indexes of 0020 names the copy
 -- on the days made later) and attached: a plan names the partition's index it reads. Building it
--- reads each partition once and holds off the log's writes meanwhile (1.2 s on the bench's log of
--- 2,133,343 rows, 2026-11-27: docs/scaling.md).
+-- reads each partition once and holds off the log's writes meanwhile (about 1.2 s for a log of
+-- 2,000,000 rows).
 create index webhook_deliveries_day_crossing_idx on only webhook_delivery_log (created_at) include (message_id)
   where (created_at at time zone 'UTC')::date <> (finished_at at time zone 'UTC')::date;
 

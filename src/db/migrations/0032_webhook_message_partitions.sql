@@ -1,8 +1,9 @@
 -- The prepared messages (webhook_messages) partitioned by UTC day of created_at, as the delivery
 -- log is (migration 0020), so that retention (docs/delivery-log.md "Retention": 30 days) drops a whole day
--- of messages once nothing refers to it, and its cost no longer grows with the rows
--- (docs/delivery-log.md "Retention"). Before, it looked at every old message and probed the queue
--- and the log for it (700 ms a day at the bench's 2,000,000-row log, ten times that at 20,000,000).
+-- of messages once nothing refers to it, and its cost does not grow with the rows
+-- (docs/delivery-log.md "Retention"). Deleting messages one by one means looking at every old
+-- message and probing the queue and the log for it (700 ms a day for a 2,000,000-row log, ten
+-- times that at 20,000,000).
 --
 -- - One partition per UTC day, webhook_messages_pYYYYMMDD, made ahead with the log's days by the
 --   periodic job `webhook-log-partitions` (src/jobs/jobs.ts); a DEFAULT partition takes the rows
@@ -12,7 +13,7 @@
 --   across them: an event's message id is its outbox row's id, written once by the one fan-out
 --   transaction that deletes the row; a ping's is a new random UUID.
 -- - Every delivery's created_at is its message's (src/webhooks/sql/insertDeliveries.ts writes the
---   message's; before that the fan-out wrote the same `now` for both), so a reader that holds a
+--   message's, and the fan-out writes the same `now` for both), so a reader that holds a
 --   delivery finds its message by (id, created_at) in one partition, and retention finds every
 --   row that refers to a day's messages by the rows' created_at.
 -- - The queue's foreign key to the message goes (a key cannot point into a partitioned table by id
@@ -24,7 +25,7 @@
 -- - The rows already there become one legacy partition covering everything before the next UTC
 --   day (later if a message is newer), attached without rebuilding an index: the parent's indexes
 --   are those the table already has, and a CHECK proves the range so ATTACH reads nothing more.
---   Its rows go by the batch step of before (deleteUnusedMessages) as they age; the partition
+--   Its rows go by retention's batch step (deleteUnusedMessages) as they age; the partition
 --   itself is dropped once its whole range is past the cutoff and nothing refers to it.
 --
 -- Workers need not be stopped: nothing is lost or sent twice. But the migration holds webhook_messages
@@ -33,7 +34,8 @@
 -- can end in a deadlock error that rolls one side back (a fan-out is retried; the migration is
 -- run again), and an old process's message insert (`on conflict (id)`) fails against the new
 -- table: its fan-out rolls back and the events stay in the outbox for a new process, its endpoint
--- test returns an error. Stopping the workers first (README "Upgrading") avoids all three.
+-- test returns an error. Stopping the workers first (docs/operations.md "Upgrades") avoids all
+-- three.
 
 -- 1. A message day's partition is made as a day of the log is (webhook_log_partition_ensure,
 -- migration 0020: made apart, its rows taken out of the default partition, then attached). The two

@@ -2,14 +2,14 @@
 -- offer of its event and the status of its last response, written once, when the delivery ends
 -- (the worker knows both then). Without them each row of a page probes the message's day and
 -- up to three days of attempts by random UUID keys: with a 30-day log larger than the page cache
--- those probes were most of an uncached page's reads (docs/scaling.md "The delivery log's pages").
+-- those probes are most of an uncached page's reads (docs/scaling.md "The delivery log's pages").
 --
 -- - webhook_queue.offer_id: copied from the message at fan-out and carried into the log row (and
 --   back on a resend), as event_type already is. An open delivery's last response status is not
---   stored: it changes with every attempt, and the page reads it from the attempts as before.
+--   stored: it changes with every attempt, and the page reads it from the attempts.
 -- - Null means "not written here": rows from before this migration, rows an older worker writes
 --   while it drains, test events (no offer) and deliveries whose last attempt had no response.
---   The page then reads the message or the attempts as before (src/webhooks/sql/listDeliveryLog.ts),
+--   The page then reads the message or the attempts (src/webhooks/sql/listDeliveryLog.ts),
 --   so the answer is the same either way and nothing is backfilled: old rows keep the old cost
 --   until retention drops their days.
 --

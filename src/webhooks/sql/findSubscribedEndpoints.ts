@@ -13,7 +13,7 @@ export async function findSubscribedEndpoints(tx: Tx, outboxIds: string[]): Prom
   if (outboxIds.length === 0) return [];
   // The outbox rows lead (primary key probes), then each row's workspace endpoints (index): the
   // lateral subquery with `offset 0` keeps the planner from probing the outbox once per endpoint
-  // instead, which measured 44 ms for a batch of 200 beside 400 endpoints (1 ms this way).
+  // instead, which costs 44 ms for a batch of 200 beside 400 endpoints against 1 ms this way.
   return tx<Subscription[]>`
     select o.id as outbox_id, e.id as endpoint_id
       from webhook_outbox o
