@@ -15,6 +15,9 @@ export function sendJson(res: Response, status: number, body: unknown, cacheCont
  * and body as two chunks; a string given to end goes out with the headers in one write.
  */
 export function sendRawJson(res: Response, status: number, json: string, cacheControl = 'no-store'): void {
+  // Answered already: the response deadline sent the 500 (docs/reliability.md "No request waits
+  // without bound"), and the handler's late answer is dropped.
+  if (res.headersSent) return;
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Cache-Control': cacheControl,
