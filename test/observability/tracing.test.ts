@@ -111,7 +111,8 @@ function consoleClient() {
       return cookie;
     },
     async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-      const headers: Record<string, string> = { origin: config.publicUrl, traceparent: callerTrace().traceparent };
+      // Without OFFERDESK_PUBLIC_URL the console's own origin is localhost on the port it listens on.
+      const headers: Record<string, string> = { origin: origin.replace('127.0.0.1', 'localhost'), traceparent: callerTrace().traceparent };
       if (cookie) headers.cookie = cookie;
       if (body !== undefined) headers['content-type'] = 'application/json';
       const response = await fetch(`${origin}/console/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
