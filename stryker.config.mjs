@@ -7,6 +7,11 @@ export default {
   vitest: { configFile: 'stryker.vitest.config.ts' },
   // Each mutant runs only the tests that reached it in the first, unmutated run.
   coverageAnalysis: 'perTest',
+  // Mutants of what a module computes once when it is loaded (its tables and constants: the
+  // policy numbers, the refused ranges, the internal name suffixes) are left out: each would rerun
+  // every test, and a broken table entry fails the tests of the rule that reads it. So
+  // policy.ts is mutated in its functions only, and the tables by the code that reads them.
+  ignoreStatic: true,
   concurrency: 2,
   mutate: [
     'src/api/admission/authorization.ts',
@@ -16,9 +21,7 @@ export default {
     'src/mail/policy.ts',
     'src/webhooks/engine/health.ts',
     'src/webhooks/engine/outcome.ts',
-    // Its functions; the numbers above them are the contract's constants, which the boundary tests
-    // of the rules that use them meet.
-    'src/webhooks/engine/policy.ts:57-82',
+    'src/webhooks/engine/policy.ts',
     'src/webhooks/transport/address-rules.ts',
     'src/webhooks/transport/ranges.ts',
   ],

@@ -11,15 +11,16 @@ export default defineConfig({
     // the built `offerdesk` command.
     globalSetup: ['test/support/global-setup.ts'],
     include: [
-      // The boundary tables written against the contract's numbers.
+      // The boundary tables written against the contract's numbers; health.ts's table tests
+      // belong here too (named *-boundaries.test.ts, or listed below). The worker tests that also
+      // reach these modules (test/mail/endpoint-notices.test.ts, test/webhooks/engine/) run a
+      // worker for seconds per test, and each surviving mutant reruns every test that reached it.
       'test/**/*-boundaries.test.ts',
       // The tables and HTTP tests the modules had before.
       'test/api/authentication.test.ts',
       'test/api/cursor-scope.test.ts',
       'test/api/fixed-windows.test.ts',
       'test/webhooks/transport/address-rules.test.ts',
-      // health.ts: its notices, told through the mail outbox.
-      'test/mail/endpoint-notices.test.ts',
     ],
     // Straight against the server: Prism's validation proxy checks the contract in `npm test`,
     // and here it would only add a process and its seconds to every mutant's run.
