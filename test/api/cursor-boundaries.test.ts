@@ -68,6 +68,9 @@ describe('a payload sealed with the right key is still refused when a field is n
     ['a workspace that is not a string', { ...offersCompact, w: 7 }],
     ['a workspace that is not a UUID', { ...offersCompact, w: 'workspace' }],
     ['no workspace', { l: 'o', s: null, c: CREATED_AT, i: OFFER }],
+    // An array holding a UUID reads as that UUID when made text: the type is checked first.
+    ['a workspace that is an array holding a UUID', { ...offersCompact, w: [WORKSPACE] }],
+    ['a timeline payload under an unknown list', { ...eventsCompact, l: 'x' }],
   ])('%s', (_name, value) => {
     expect(codec.decode(sealed(value))).toBeNull();
   });
@@ -79,6 +82,7 @@ describe('a payload sealed with the right key is still refused when a field is n
     ['a position time that is not a string', { ...offersCompact, c: 1_700_000_000 }],
     ['an offer ID that is not a string', { ...offersCompact, i: 7 }],
     ['an offer ID that is not a UUID', { ...offersCompact, i: 'offer' }],
+    ['an offer ID that is an array holding a UUID', { ...offersCompact, i: [OFFER] }],
     ['no offer ID', { l: 'o', w: WORKSPACE, s: null, c: CREATED_AT }],
   ])('offers list: %s', (_name, value) => {
     expect(codec.decode(sealed(value))).toBeNull();
@@ -102,6 +106,8 @@ describe('a payload sealed with the right key is still refused when a field is n
   it.each<[string, unknown]>([
     ['an offer ID that is not a string', { ...eventsCompact, o: 7 }],
     ['an offer ID that is not a UUID', { ...eventsCompact, o: 'offer' }],
+    ['an offer ID that is an array holding a UUID', { ...eventsCompact, o: [OFFER] }],
+    ['a sequence that is an array holding a number', { ...eventsCompact, q: [7] }],
     ['no offer ID', { l: 'e', w: WORKSPACE, q: 7 }],
     ['a sequence that is a string', { ...eventsCompact, q: '7' }],
     ['a sequence that is not whole', { ...eventsCompact, q: 1.5 }],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type WebhookConfig } from '../../../src/config.js';
-import { checkEndpointAddress, type Resolver } from '../../../src/webhooks/transport/address-rules.js';
+import { checkEndpointAddress, normaliseEndpointUrl, normaliseHostname, type Resolver } from '../../../src/webhooks/transport/address-rules.js';
 
 /**
  * The bounds of the endpoint address rules, each met one below, at and one above, with the numbers
@@ -31,8 +31,11 @@ function failingResolver(error: Error): Resolver {
   };
 }
 
+/** Custom offer-page domains as workspaces typed them: spacing and case are not theirs to vary. */
+const customOfferDomains = ['  Offers.Customer-Two.com. '];
+
 async function check(url: string, resolver: Resolver = publicResolver) {
-  return checkEndpointAddress(url, { config, customOfferDomains: [], resolver });
+  return checkEndpointAddress(url, { config, customOfferDomains, resolver });
 }
 
 /** A name of exactly `length` characters ending in `.io`, in labels of 63 but the first. */
@@ -55,6 +58,46 @@ describe('address length: at most 2,048 characters', () => {
 
   it('an address of 2,049 characters is refused before it is read', async () => {
     expect(await check(urlOfLength(2049))).toEqual({ ok: false, reason: 'address is longer than 2048 characters' });
+  });
+});
+
+describe('the stored form of an address: at most 2,048 characters too', () => {
+  const start = 'https://receiver.acme.io/';
+  it.each([2047, 2048])('a normal form of %i characters is kept', (length) => {
+    const url = start + 'a'.repeat(length - start.length);
+    expect(normaliseEndpointUrl(url)).toBe(url);
+  });
+
+  it('a normal form of 2,049 characters has none', () => {
+    // The upper-case host is lowered and the fragment dropped: neither shortens the path.
+    const normal = start + 'a'.repeat(2049 - start.length);
+    expect(normaliseEndpointUrl(`HTTPS://RECEIVER.ACME.IO/${normal.slice(start.length)}#top`)).toBeNull();
+  });
+
+  it('the fragment, never sent, is not part of it', () => {
+    expect(normaliseEndpointUrl('https://receiver.acme.io/hooks?a=1#top')).toBe('https://receiver.acme.io/hooks?a=1');
+  });
+
+  it('text that is not a URL has none', () => {
+    expect(normaliseEndpointUrl('receiver.acme.io/hooks')).toBeNull();
+  });
+});
+
+describe('the form names are compared in', () => {
+  it.each([
+    ['  Offers.Customer-Two.COM  ', 'offers.customer-two.com'],
+    ['offers.customer-two.com.', 'offers.customer-two.com'],
+    ['Bücher.de', 'xn--bcher-kva.de'],
+  ])('%j is %j', (name, normal) => {
+    expect(normaliseHostname(name)).toBe(normal);
+  });
+
+  it.each(['', '   ', 'exa mple.com', 'a..b%zz'])('%j is no host name', (name) => {
+    expect(normaliseHostname(name)).toBeNull();
+  });
+
+  it('a custom offer-page domain typed with spaces and capitals still refuses its names', async () => {
+    expect(await check('https://a.offers.customer-two.com/')).toEqual({ ok: false, reason: "host is a workspace's custom offer-page domain" });
   });
 });
 
@@ -96,18 +139,34 @@ describe('label length: at most 63 characters', () => {
 });
 
 describe('numeric top-level labels are address tricks', () => {
-  it.each(['https://receiver.acme.0x/', 'https://receiver.acme.0x1f/', 'https://receiver.acme.0X1F/'])('%s is refused as an IP address', async (url) => {
-    const verdict = await check(url);
-    // The URL parser itself refuses some of these forms; either way no request goes there.
-    expect(verdict.ok).toBe(false);
-  });
+  it.each(['https://receiver.acme.0x/', 'https://receiver.acme.0x1f/', 'https://receiver.acme.0X1F/', 'https://receiver.acme.09/'])(
+    '%s is refused',
+    async (url) => {
+      // The WHATWG URL parser reads a host whose last label is a number as an IPv4 address and
+      // refuses these as invalid ones, before the address rules' own numeric check.
+      expect(await check(url)).toEqual({ ok: false, reason: 'address is not a valid URL' });
+    },
+  );
 
-  it.each(['https://receiver.acme.x0/', 'https://receiver.acme.io1/', 'https://receiver.0x.io/', 'https://receiver.1.io/'])(
+  it.each([
+    'https://receiver.acme.x0/',
+    'https://receiver.acme.io1/',
+    'https://receiver.acme.1io/',
+    'https://receiver.acme.0xyz/',
+    'https://receiver.0x.io/',
+    'https://receiver.1.io/',
+  ])(
     '%s is a name: a number only in another label, or only part of the last, is no address',
     async (url) => {
       expect(await check(url)).toMatchObject({ ok: true });
     },
   );
+});
+
+describe('schemes: only https, and any other is refused for its scheme', () => {
+  it.each(['mailto:hooks@acme.io', 'ftp://localhost/', 'file:///etc/passwd', 'data:text/plain,hi'])('%s is refused for its scheme', async (url) => {
+    expect(await check(url)).toEqual({ ok: false, reason: 'address must use https' });
+  });
 });
 
 describe('credentials: neither a user nor a password', () => {
