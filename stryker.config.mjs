@@ -1,5 +1,6 @@
 // Mutation testing of the rule modules (`npm run mutate`; docs/testing.md, "Mutation testing").
-// Not part of `npm test` or CI: a full run takes most of an hour on a 2-core machine.
+// Not part of `npm test` or CI: each mutant reruns the tests that reach it, minutes in all.
+// The mutants that survive, and why each that remains is equivalent: docs/testing.md.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
