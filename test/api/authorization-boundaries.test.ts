@@ -1,11 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presentedKey } from '../../src/api/admission/authorization.js';
+import { startTestApi, type TestApi } from '../support/api-server.js';
+import { workspaceWithKey } from '../support/fixtures.js';
 
 /**
  * The Authorization header's form, decided before any lookup (openapi.yaml, "Authentication": a
  * missing header, another scheme, a header longer than 256 characters and a key of the wrong form
  * all get the same 401). The numbers are the contract's, written out here rather than imported,
- * so a wrong constant fails too. The HTTP answer itself is test/api/authentication.test.ts's.
+ * so a wrong constant fails too. test/api/authentication.test.ts has the 401 for each kind of
+ * header; the last table here is the bounds over HTTP.
  */
 
 const key = (randomLength: number) => 'odk_live_' + 'a'.repeat(randomLength);
@@ -58,5 +61,29 @@ describe('the Authorization header\'s form (openapi.yaml "Authentication")', () 
 
   it.each([['bearer'], ['BEARER'], ['BeArEr']])('the scheme is read case-insensitively: %s', (scheme) => {
     expect(presentedKey(`${scheme} ${key(40)}`)).toBe(key(40));
+  });
+});
+
+describe('the bounds over HTTP: a key of the accepted form is looked up, anything longer is not', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi();
+    await workspaceWithKey(api.db.sql, api.clock);
+  });
+  afterAll(async () => api.close());
+
+  /** 401 either way; the rate headers tell whether the key was looked up (counted toward its limit). */
+  async function answer(authorization: string) {
+    const res = await fetch(api.baseUrl + '/workspace', { headers: { authorization } });
+    await res.arrayBuffer();
+    return { status: res.status, lookedUp: res.headers.get('ratelimit-limit') !== null };
+  }
+
+  it('an unknown key of the longest accepted form (an 80-character header) is looked up', async () => {
+    expect(await answer(header(64))).toEqual({ status: 401, lookedUp: true });
+  });
+
+  it.each([256, 257])('a header of %i characters is refused without a lookup', async (length) => {
+    expect(await answer(header(40).padEnd(length, 'a'))).toEqual({ status: 401, lookedUp: false });
   });
 });
