@@ -26,7 +26,7 @@ export interface CompletedAttempt extends AttemptRecord {
  * locked, all of them before any delivery row (the `lock_gate` init plan runs first): the same
  * order as pause and removal (endpoint, then its deliveries), so the two cannot deadlock. An
  * endpoint whose streak rose after this statement's snapshot is ordered after this success.
- * Final failures, which count toward the pause, go through their own transaction (dispatch.ts).
+ * Final failures, which count toward the pause, go through their own transaction (engine/final-failure.ts).
  */
 export async function completeAttempts(sql: Queryable, attempts: CompletedAttempt[]): Promise<Set<string>> {
   if (attempts.length === 0) return new Set();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCompletionQueue } from '../../../src/webhooks/engine/completion.js';
-import { attemptDelivery, claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { attemptDelivery } from '../../../src/webhooks/engine/attempt.js';
+import { claimBatch } from '../../../src/webhooks/engine/claim.js';
 import { fanOutOnce } from '../../../src/webhooks/engine/fanout.js';
 import { FAIL, OK, endpoint, manyEvents, statusCounts, useEngineFixture, workspace } from './helpers.js';
 
