@@ -15,7 +15,7 @@ import { createSignInLink, SIGN_IN_LINK_LIFETIME, signInLinkUrl } from './domain
 import { validKeySql } from './read-model/scope.js';
 import { closeServer, createHttpServer, listen, trackConnections } from './http-server.js';
 import { coerceError, createServiceLogger, type Logger } from './log.js';
-import { loadCheckedMasterKeys, startWorker, type RunningWorker } from './webhooks/engine/worker.js';
+import { loadCheckedMasterKeys, startWorker, type RunningWorker } from './host/worker.js';
 import { MAILBOX_PATH } from './mail/loop.js';
 
 /**

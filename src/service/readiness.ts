@@ -5,7 +5,7 @@ import { coerceError, type Logger } from '../log.js';
 import type { RateLimits } from '../api/admission/rate-limits.js';
 import { sendJson } from '../http/respond.js';
 import { markReadiness } from '../telemetry/metrics.js';
-import type { WorkerProgress } from '../webhooks/engine/worker.js';
+import type { WorkerProgress } from '../host/worker.js';
 
 /**
  * Every probe answers within this, whatever the dependency does: a load balancer's or

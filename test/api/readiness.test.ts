@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
 import { createLogger } from '../../src/log.js';
-import { startWorker, type WorkerProgress } from '../../src/webhooks/engine/worker.js';
+import { startWorker, type WorkerProgress } from '../../src/host/worker.js';
 import { startTestApi, type TestApi } from '../support/api-server.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 

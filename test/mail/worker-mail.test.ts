@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createSmtpTransport, type MailOutcome } from '../../src/mail/transport.js';
-import { startWorker, type RunningWorker } from '../../src/webhooks/engine/worker.js';
+import { startWorker, type RunningWorker } from '../../src/host/worker.js';
 import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { loadMasterKeys } from '../../src/sealing/master-keys.js';
 import { OFFER_WEBHOOK_TYPES } from '../../src/domain/outbox.js';

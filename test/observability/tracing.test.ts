@@ -17,7 +17,7 @@ import { projectRoot } from '../../src/paths.js';
 import { createApp } from '../../src/service/app.js';
 import { startTracing, tracedDeps, tracedSql, withSpan, type Tracing } from '../../src/telemetry/tracing.js';
 import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
-import { startWorker, type RunningWorker } from '../../src/webhooks/engine/worker.js';
+import { startWorker, type RunningWorker } from '../../src/host/worker.js';
 import { createWebhookSender } from '../../src/webhooks/transport/sender.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { devResolveEnv, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';

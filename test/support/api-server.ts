@@ -8,7 +8,7 @@ import { createHttpServer } from '../../src/http-server.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { TxtResolver } from '../../src/domain/offer-domain.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
-import type { WorkerProgress } from '../../src/webhooks/engine/worker.js';
+import type { WorkerProgress } from '../../src/host/worker.js';
 import { freshDatabase, type TestDatabase } from './database.js';
 import { startTitleDroppingProxy } from './planted-defect.js';
 import { CONSOLE_API, PUBLIC_API, startPrismFront } from './prism-proxy.js';

@@ -2,7 +2,7 @@ import { systemClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import { connect } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
-import { startWorker } from '../../../src/webhooks/engine/worker.js';
+import { startWorker } from '../../../src/host/worker.js';
 
 /**
  * One delivery worker as `offerdesk worker` runs it, counting every statement through postgres.js's `debug` hook.

@@ -6,7 +6,7 @@ import { createServiceLogger } from '../../log.js';
 import type { RunningMetrics } from '../../service/metrics.js';
 import { parsePort } from './serve.js';
 import { startTracing } from '../../telemetry/tracing.js';
-import type { RunningWorker } from '../../webhooks/engine/worker.js';
+import type { RunningWorker } from '../../host/worker.js';
 
 /**
  * `offerdesk worker`: the background jobs (expire offers, fan-out, webhook delivery, log
@@ -24,7 +24,7 @@ export function register(program: Command): void {
       // command starts without paying for them (serve does the same).
       const [{ serveMetrics }, { startWorker }] = await Promise.all([
         import('../../service/metrics.js'),
-        import('../../webhooks/engine/worker.js'),
+        import('../../host/worker.js'),
       ]);
       // Before the logger and the pool, which pick tracing up when it is on.
       const tracing = await startTracing(config.tracing);

@@ -11,12 +11,14 @@ import { withPartitionLockTimeout } from './withPartitionLockTimeout.js';
  * between the check and the drop; a day still referred to is kept whole and checked again on the
  * next run (docs/delivery-log.md "Retention"). Call it after the log's expired partitions are
  * dropped: then the rows that still refer to an old day are
- * - open deliveries (a retry still due, a resend waiting): one probe of the queue's created_at;
+ * - open deliveries (a retry still due, a resend waiting): a read of the whole queue, which no
+ *   index of created_at serves (the claim's writes pay for every index of the queue, migration 0036);
  * - log rows that ended on a later UTC day (retried across midnight, resent later): the
  *   day-crossing index of every log partition (migration 0031);
  * - log rows that ended on that day, in a partition not dropped yet (the default one, or a drop
  *   that timed out): the partitions covering that day only.
- * Each is a few index probes, whatever the day holds. Returns the partitions dropped.
+ * Each is a few index probes, whatever the day holds, beside the queue's open rows. Returns the
+ * partitions dropped.
  */
 export async function dropUnusedMessageDays(sql: Sql, input: { before: Date }): Promise<number> {
   const expired = await sql<{ name: string; lower_bound: Date | null; upper_bound: Date }[]>`

@@ -20,7 +20,7 @@ const FAILURE_OUTCOMES: Record<AttemptFailure, AttemptOutcomeLabel> = {
 
 export function attemptOutcomeLabel(result: AttemptOutcome): AttemptOutcomeLabel {
   if (result.ok) return 'success';
-  // A sender that threw (dispatch.ts turns it into a failed attempt without a kind).
+  // A sender that threw (attempt.ts turns it into a failed attempt without a kind).
   return result.failure === undefined ? 'internal_error' : FAILURE_OUTCOMES[result.failure];
 }
 

@@ -1,7 +1,8 @@
 import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { createCompletionQueue } from './completion.js';
 import type { EngineDeps } from './deps.js';
-import { attemptDelivery, claimBatch, type ClaimedBatch } from './dispatch.js';
+import { attemptDelivery } from './attempt.js';
+import { claimBatch, type ClaimedBatch } from './claim.js';
 import { emptyFanOut, fanOutOnce, type FanOutResult } from './fanout.js';
 import { runDueJobs, PERIODIC_JOBS, type PeriodicJob } from '../../jobs/jobs.js';
 import { webhookJobs } from './webhook-jobs.js';
@@ -17,7 +18,7 @@ export interface EngineStep {
 
 /**
  * The engine as step functions over injected time: tests drive each step with a ManualClock and
- * a fake sender; the worker loops them (worker.ts).
+ * a fake sender; the worker loops them (src/host/worker.ts).
  */
 export interface WebhookEngine {
   /** Turns every due outbox row into messages and deliveries (repeats full batches). */

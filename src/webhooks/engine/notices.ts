@@ -62,7 +62,7 @@ export async function actOnHealth(
   return true;
 }
 
-/** The facts of one endpoint, for the final-failure transaction (dispatch.ts). */
+/** The facts of one endpoint, for the final-failure transaction (final-failure.ts). */
 export async function readEndpointHealth(tx: Queryable, endpointId: string, now: Date): Promise<HealthFacts | null> {
   const [facts] = await readHealthFacts(tx, { endpointId, failedSince: new Date(now.getTime() - HEALTH_FAILING_AFTER_MS) });
   return facts ?? null;
@@ -92,7 +92,7 @@ export async function checkEndpointHealth(deps: NoticeDeps & { sql: Sql; now: Da
 }
 
 /**
- * A final failure counted toward the pause, in its transaction (dispatch.ts): the 3rd in a row
+ * A final failure counted toward the pause, in its transaction (final-failure.ts): the 3rd in a row
  * and the pause are told; `cancelled` is what the pause cancelled.
  */
 export async function noticeFinalFailure(

@@ -112,16 +112,15 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
          and l.database = (select oid from pg_database where datname = current_database())
     ),
     -- Attempts in flight that are stale: the lease has passed or the worker no longer holds its
-    -- liveness lock. Read once from webhook_queue_sending_idx, which holds only attempts in
-    -- flight (at most the fleet's concurrency plus outcomes not yet written), rather than once per
-    -- endpoint and once per workspace with nothing pending due (that probe read every attempt in
-    -- flight each time); usually empty.
+    -- liveness lock. Read once from webhook_in_flight (migration 0036), which holds only attempts
+    -- in flight (at most the fleet's concurrency plus outcomes not yet written), rather than once
+    -- per endpoint and once per workspace with nothing pending due; usually empty. The locked
+    -- step below checks each against its queue row.
     stale as materialized (
-      select f.id, f.workspace_id, f.endpoint_id, f.next_attempt_at
-        from webhook_queue f
-       where f.status = 'sending'
-         and (f.lease_until <= ${now}
-              or (f.lease_worker is not null and f.lease_worker not in (select worker from live)))
+      select f.delivery_id as id, f.workspace_id, f.endpoint_id, f.next_attempt_at
+        from webhook_in_flight f
+       where f.lease_until <= ${now}
+          or (f.lease_worker is not null and f.lease_worker not in (select worker from live))
     ),
     -- The front of the round-robin queue: ready workspaces (migration 0030) in queue order from
     -- webhook_workspace_state_ready_idx, the first maxWorkspaces that may start a delivery now,
@@ -194,12 +193,13 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
          and not ${mayStart}
          for update skip locked
     ),
-    -- What each endpoint may still start: its share of attempts in flight (fleet-wide) not taken.
+    -- What each endpoint may still start: its share of attempts in flight (fleet-wide) not taken,
+    -- counted in webhook_in_flight (migration 0036), which the queue's triggers keep.
     rooms as materialized (
       select e.id as endpoint_id, ws.workspace_id, ws.capacity, ws.queue_position,
              least(${limit}, greatest(0, ${maxInFlightPerEndpoint} - (
-               select count(*) from webhook_queue f
-                where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${now}
+               select count(*) from webhook_in_flight f
+                where f.endpoint_id = e.id and f.lease_until > ${now}
                   and (f.lease_worker is null or f.lease_worker in (select worker from live))))) as room
         from ws
         join webhook_endpoints e on e.workspace_id = ws.workspace_id and e.removed_at is null
@@ -256,6 +256,9 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
                   or (d.lease_worker is not null and d.lease_worker not in (select worker from live)))))
          for update skip locked
     ),
+    -- The lease is written on the queue row in columns no index of the queue reads (migration
+    -- 0036), so the update is HOT when the page has room; the queue's trigger records the attempt
+    -- in webhook_in_flight.
     claimed as (
       update webhook_queue d
          set status = 'sending', lease_token = gen_random_uuid(), lease_until = ${leaseUntil},

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
+import { finishDeliveries } from './finishDeliveries.js';
 import { clipAttemptText, type AttemptRecord } from './recordAttempt.js';
 
 /** One finished attempt whose consequence touches only its delivery (and at most a streak reset). */
@@ -25,7 +26,7 @@ export interface CompletedAttempt extends AttemptRecord {
  * locked, all of them before any delivery row (the `lock_gate` init plan runs first): the same
  * order as pause and removal (endpoint, then its deliveries), so the two cannot deadlock. An
  * endpoint whose streak rose after this statement's snapshot is ordered after this success.
- * Final failures, which count toward the pause, go through their own transaction (dispatch.ts).
+ * Final failures, which count toward the pause, go through their own transaction (engine/final-failure.ts).
  */
 export async function completeAttempts(sql: Queryable, attempts: CompletedAttempt[]): Promise<Set<string>> {
   if (attempts.length === 0) return new Set();
@@ -66,21 +67,15 @@ export async function completeAttempts(sql: Queryable, attempts: CompletedAttemp
     ),
     -- Delivered: the delivery leaves the queue and its log row is written, once, now, with its
     -- offer and this attempt's status (what the log page shows, migration 0033).
-    ended as (
-      delete from webhook_queue d
-       using input i
-       where d.id = i.delivery_id and d.status = 'sending' and d.lease_token = i.lease_token and i.succeeded
-         and (select count(*) from streaks) >= 0 -- lock_gate: every endpoint lock before any delivery row
-      returning d.*, i.finished_at as ended_at, i.resets_streak, i.status_code as last_response_status
-    ),
-    finished as (
-      insert into webhook_delivery_log
-        (id, message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, attempt_count, max_attempts,
-         next_attempt_at, resend_count, failure_reason, created_at, updated_at, finished_at, last_response_status)
-      select e.id, e.message_id, e.endpoint_id, e.workspace_id, e.event_type, e.offer_id, e.is_test, 'succeeded', e.attempt_count + 1,
-             e.max_attempts, e.next_attempt_at, e.resend_count, null, e.created_at, e.ended_at, e.ended_at, e.last_response_status
-        from ended e
-    ),
+    ${finishDeliveries(sql, {
+      name: 'ended',
+      ending: sql`
+        select i.delivery_id as id, i.lease_token, 'succeeded'::text as end_status, 1 as attempts_added,
+               null::text as end_reason, i.finished_at as ended_at, i.status_code as last_response_status
+          from input i
+         where i.succeeded
+           and (select count(*) from streaks) >= 0 -- lock_gate: every endpoint lock before any delivery row`,
+    })},
     -- Failed with attempts left: pending again in the queue until the next one is due.
     retried as (
       update webhook_queue d
@@ -92,7 +87,7 @@ export async function completeAttempts(sql: Queryable, attempts: CompletedAttemp
       returning d.id
     ),
     completed as (
-      select e.id, e.resets_streak as resets, e.endpoint_id, e.ended_at as finished_at from ended e
+      select e.id, i.resets_streak as resets, e.endpoint_id, e.finished_at from ended e join input i on i.delivery_id = e.id
       union all
       select r.id, false, null::uuid, null::timestamptz from retried r
     ),

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
+import { insertLogRows } from './finishDeliveries.js';
 
 export interface NewDelivery {
   messageId: string;
@@ -17,7 +18,8 @@ export interface InsertedDelivery {
  * holding 1,000 open deliveries gets no more queued: further deliveries are recorded as failed in
  * the delivery log without an attempt and can be resent from there." The open count and the
  * position within this batch decide it per row, in the same statement: a queued delivery goes into
- * webhook_queue, one recorded as failed straight into the delivery log (it never opens).
+ * webhook_queue, one recorded as failed straight into the delivery log (it never opens), through
+ * the log's one writer (finishDeliveries.ts).
  *
  * A delivery's created_at is its message's (the same `now` where both are made in one
  * transaction), written from the message so it holds by construction: retention finds the log
@@ -55,15 +57,16 @@ export async function insertDeliveries(
       on conflict (message_id, endpoint_id) do nothing
       returning id, message_id, endpoint_id, status
     ),
-    refused as (
-      insert into webhook_delivery_log
-        (message_id, endpoint_id, workspace_id, event_type, offer_id, is_test, status, max_attempts, next_attempt_at,
-         failure_reason, created_at, updated_at, finished_at)
-      select p.message_id, p.endpoint_id, p.workspace_id, p.event_type, p.offer_id, ${isTest}, 'failed', ${maxAttempts}, ${now},
-             'endpoint_queue_full', p.created_at, ${now}, ${now}
+    refused_rows as (
+      select gen_random_uuid() as id, p.message_id, p.endpoint_id, p.workspace_id, p.event_type, p.offer_id, ${isTest}::boolean as is_test,
+             'failed'::text as end_status, 0 as attempt_count, ${maxAttempts}::integer as max_attempts, ${now}::timestamptz as next_attempt_at,
+             0 as resend_count, 'endpoint_queue_full'::text as end_reason, p.created_at, ${now}::timestamptz as ended_at,
+             null::integer as last_response_status
         from placed p
        where not p.queued
-       order by p.ord
+    ),
+    refused as (
+      ${insertLogRows(sql, 'refused_rows')}
       on conflict do nothing
       returning id, message_id, endpoint_id, status
     )

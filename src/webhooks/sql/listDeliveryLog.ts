@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/connect.js';
+import type { Fragment, Queryable } from '../../db/connect.js';
 import type { DeliveryStatus } from '../delivery.js';
 
 /** One row of the console's delivery log, with what the waiting reason needs. */
@@ -45,8 +45,8 @@ export interface LogFilter {
  *
  * Every filter is a plain equality or range on webhook_deliveries (the view of the open
  * deliveries and the daily partitions of the log, migrations 0019 and 0020), so the planner walks
- * one of the list indexes of migration 0011 in (created_at desc, id desc) order in each, merges
- * them and stops after `limit` rows: status, event type and endpoint each have an index with
+ * one of the log's list indexes of migration 0011 in (created_at desc, id desc) order in each,
+ * merges them with the open deliveries (pageRows) and stops after `limit` rows: status, event type and endpoint each have an index with
  * that order, and since/until are a range inside it. `q` names few messages (one webhook-id, or the events of one offer), read
  * through webhook_messages_offer_idx and the (message_id, endpoint_id) key; that small set is
  * sorted (the messages are partitioned by day, migration 0032, so `q` probes each day's index).
@@ -73,14 +73,37 @@ export async function listDeliveryLog(
                         and a.attempted_at >= d.created_at - interval '1 day'
                         and a.attempted_at < coalesce(d.finished_at, 'infinity') + interval '1 day'
                       order by a.id desc limit 1)) as last_response_status
-      from (select d.*
-              from webhook_deliveries d
-             where ${logConditions(sql, input)}
-               ${input.after ? sql`and (d.created_at, d.id) < (${input.after.createdAt}::timestamptz, ${input.after.id}::uuid)` : sql``}
-             order by d.created_at desc, d.id desc
-             limit ${input.limit}) d
+      from ${pageRows(sql, input)} d
       join webhook_endpoints e on e.id = d.endpoint_id
      order by d.created_at desc, d.id desc`;
+}
+
+/**
+ * The page's rows of webhook_deliveries, newest first (shared with the EXPLAIN tests): the open
+ * deliveries and the finished ones each limited to the page on their own side, then merged. The
+ * queue keeps no list index (migration 0036: each would cost the worker an entry per delivery),
+ * so its side is the workspace's open deliveries, at most 5 x 1,000 (docs/delivery-log.md), read
+ * through webhook_queue_workspace_due_idx and sorted; limited apart, that sort can never make the
+ * planner sort the log's side, which walks its list index in order and stops after the page. The
+ * status conditions only name each side: the CHECK constraints of migration 0019 leave the other
+ * side out.
+ */
+export function pageRows(sql: Queryable, input: LogFilter & { after: { createdAt: string; id: string } | null; limit: number }) {
+  const side = (statuses: Fragment) => sql`
+    (select d.*
+       from webhook_deliveries d
+      where ${logConditions(sql, input)} and ${statuses}
+        ${input.after ? sql`and (d.created_at, d.id) < (${input.after.createdAt}::timestamptz, ${input.after.id}::uuid)` : sql``}
+      order by d.created_at desc, d.id desc
+      limit ${input.limit})`;
+  // A parenthesized subquery: used as `from ${pageRows(...)} d`.
+  return sql`(
+    select d.*
+      from (${side(sql`d.status in ('pending', 'sending')`)}
+            union all
+            ${side(sql`d.status in ('succeeded', 'failed', 'cancelled')`)}) d
+     order by d.created_at desc, d.id desc
+     limit ${input.limit})`;
 }
 
 /** The filter as SQL conditions on `webhook_deliveries d` (shared with the EXPLAIN tests). */

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/connect.js';
 export interface WaitingFacts {
   /** Starts counted in the workspace's current start-rate window; 0 when no window is running. */
   windowStarts: number;
-  /** Attempts in flight fleet-wide per endpoint (status sending, lease not passed). */
+  /** Attempts in flight fleet-wide per endpoint (webhook_in_flight, lease not passed). */
   inFlight: Map<string, number>;
 }
 
@@ -26,8 +26,8 @@ export async function readWaitingFacts(
       ? []
       : await sql<{ endpoint_id: string; n: number }[]>`
           select e.id as endpoint_id,
-                 (select count(*) from webhook_queue f
-                   where f.endpoint_id = e.id and f.status = 'sending' and f.lease_until > ${input.now})::int as n
+                 (select count(*) from webhook_in_flight f
+                   where f.endpoint_id = e.id and f.lease_until > ${input.now})::int as n
             from unnest(${input.endpointIds}::uuid[]) as e(id)`;
   return { windowStarts: window?.starts ?? 0, inFlight: new Map(counts.map((row) => [row.endpoint_id, row.n])) };
 }

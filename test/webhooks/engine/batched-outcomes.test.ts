@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCompletionQueue } from '../../../src/webhooks/engine/completion.js';
-import { attemptDelivery, claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { attemptDelivery } from '../../../src/webhooks/engine/attempt.js';
+import { claimBatch } from '../../../src/webhooks/engine/claim.js';
 import { fanOutOnce } from '../../../src/webhooks/engine/fanout.js';
 import { FAIL, OK, endpoint, manyEvents, statusCounts, useEngineFixture, workspace } from './helpers.js';
 
@@ -19,10 +20,18 @@ describe('outcomes written in batches, excess dropped in one step', () => {
     await f.sql`update webhook_queue set lease_token = gen_random_uuid() where id = ${lost!.id}::uuid`;
 
     const statements: string[] = [];
+    // A statement is a query that is run (awaited); fragments and identifiers built for it are not.
     const counting = new Proxy(f.sql, {
       apply(target, self, args) {
-        statements.push(String((args[0] as TemplateStringsArray)[0]).trim().slice(0, 20));
-        return Reflect.apply(target as never, self, args);
+        const query = Reflect.apply(target as never, self, args) as { then?: (...a: unknown[]) => unknown };
+        const then = query.then;
+        if (typeof then === 'function') {
+          query.then = (...a: unknown[]) => {
+            statements.push(String((args[0] as TemplateStringsArray)[0]).trim().slice(0, 20));
+            return then.apply(query, a);
+          };
+        }
+        return query;
       },
     });
     const queue = createCompletionQueue(counting);

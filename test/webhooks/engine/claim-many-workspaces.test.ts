@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sql } from '../../../src/db/connect.js';
 import { CLAIM_WORKSPACES } from '../../../src/webhooks/engine/round-robin.js';
 import { claimStatement } from '../../../src/webhooks/sql/claimDeliveries.js';
-import { claimBatch, claimInput } from '../../../src/webhooks/engine/dispatch.js';
+import { claimBatch, claimInput } from '../../../src/webhooks/engine/claim.js';
 import { seedTenants } from './many-workspaces.js';
 import { FAIL, deliverDue, endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { claimBatch } from '../../../src/webhooks/engine/claim.js';
 import { endpoint, manyEvents, useEngineFixture, workspace } from './helpers.js';
 
 // A share of 16 attempts in flight per endpoint, so the batch size is what limits a backlog.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { claimBatch } from '../../../src/webhooks/engine/claim.js';
 import { endpoint, manyEvents, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
 const f = useEngineFixture({ concurrency: 8 });

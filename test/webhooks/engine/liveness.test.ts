@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import { claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { claimBatch } from '../../../src/webhooks/engine/claim.js';
 import { maxInFlightPerEndpoint } from '../../../src/webhooks/engine/policy.js';
 import { holdWorkerLiveness, WORKER_LOCK_CLASS } from '../../../src/webhooks/engine/liveness.js';
 import { endpoint, sentOffer, useEngineFixture, workspace } from './helpers.js';

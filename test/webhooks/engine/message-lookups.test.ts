@@ -3,7 +3,7 @@ import { DAY } from '../../../src/clock.js';
 import type { Queryable, Sql } from '../../../src/db/connect.js';
 import { ensureLogPartitions } from '../../../src/jobs/sql/ensureLogPartitions.js';
 import { ensureMessagePartitions } from '../../../src/jobs/sql/ensureMessagePartitions.js';
-import { claimInput } from '../../../src/webhooks/engine/dispatch.js';
+import { claimInput } from '../../../src/webhooks/engine/claim.js';
 import { claimStatement } from '../../../src/webhooks/sql/claimDeliveries.js';
 import { insertDeliveries } from '../../../src/webhooks/sql/insertDeliveries.js';
 import { listDeliveryLog } from '../../../src/webhooks/sql/listDeliveryLog.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../../../src/clock.js';
-import { attemptDelivery, claimBatch } from '../../../src/webhooks/engine/dispatch.js';
+import { attemptDelivery } from '../../../src/webhooks/engine/attempt.js';
+import { claimBatch } from '../../../src/webhooks/engine/claim.js';
 import { shownDelivery } from './log-helpers.js';
 import { RETRY_PAUSES_MS } from '../../../src/webhooks/engine/policy.js';
 import { FAIL, OK, endpoint, sentOffer, workspace, useEngineFixture } from './helpers.js';

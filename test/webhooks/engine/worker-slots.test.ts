@@ -3,7 +3,7 @@ import { systemClock } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
 import { createLogger } from '../../../src/log.js';
-import { startWorker } from '../../../src/webhooks/engine/worker.js';
+import { startWorker } from '../../../src/host/worker.js';
 import { addEndpoint } from '../../../src/webhooks/management/endpoints.js';
 import { loadMasterKeys } from '../../../src/sealing/master-keys.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';

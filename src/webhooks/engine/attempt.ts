@@ -1,69 +1,17 @@
-import { ENGINE_SOURCE, writeAudit } from '../../domain/audit.js';
 import { coerceError } from '../../log.js';
 import { recordAttemptResult, recordAttemptStart, recordDelivered } from './attempt-metrics.js';
 import { markSpanFailed, tracedDeps, withSpan, type Span } from '../../telemetry/tracing.js';
 import { completeOne, type CompletionQueue } from './completion.js';
-import type { EngineDeps, EngineSettings } from './deps.js';
-import { noticeFinalFailure } from './notices.js';
+import type { EngineDeps } from './deps.js';
+import { recordFinalFailure } from './final-failure.js';
 import { decideAfterAttempt, type DeliveryOutcome } from './outcome.js';
-import {
-  FAILURES_IN_A_ROW_TO_PAUSE,
-  SECRET_UNAVAILABLE_RETRY_MS,
-  START_RATE_WINDOW_MS,
-  maxInFlightPerEndpoint,
-} from './policy.js';
-import { CLAIM_WORKSPACES } from './round-robin.js';
-import { WORKER_LOCK_CLASS } from './liveness.js';
+import { SECRET_UNAVAILABLE_RETRY_MS } from './policy.js';
 import { openSecret, SecretUnavailableError } from '../../sealing/secrets.js';
 import type { AttemptOutcome } from '../transport/sender.js';
-import { addFinalFailure } from '../sql/addFinalFailure.js';
-import { claimDeliveries, type ClaimInput, type ClaimedDelivery } from '../sql/claimDeliveries.js';
-import { readDevListenTargets } from '../sql/devListen.js';
-import { lockEndpointForOutcome } from '../sql/lockEndpointForOutcome.js';
-import { markFailedFinally } from '../sql/markFailedFinally.js';
-import { markEndpointPaused } from '../sql/markEndpointPaused.js';
-import { readOfferDomains } from '../sql/readOfferDomains.js';
-import { recordAttempt } from '../sql/recordAttempt.js';
+import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
 import { releaseClaim } from '../sql/releaseClaim.js';
 
-export interface ClaimedBatch {
-  deliveries: ClaimedDelivery[];
-  /** Read once per batch for the connect-time address check. */
-  customOfferDomains: string[];
-}
-
-/**
- * What a worker with `settings` claims with at `now`, up to `slots` deliveries: the limits of
- * docs/webhook-delivery.md "Limits" as the engine applies them. Also what the tests that EXPLAIN the claim run it with.
- */
-export function claimInput(
-  now: Date,
-  slots: number,
-  settings: Pick<EngineSettings, 'leaseMs' | 'startsPerMinutePerWorkspace' | 'concurrency'>,
-  workerId: ClaimInput['workerId'],
-): ClaimInput {
-  return {
-    now,
-    limit: slots,
-    leaseUntil: new Date(now.getTime() + settings.leaseMs),
-    startsPerWindow: settings.startsPerMinutePerWorkspace,
-    windowEndedBefore: new Date(now.getTime() - START_RATE_WINDOW_MS),
-    maxInFlightPerEndpoint: maxInFlightPerEndpoint(settings.concurrency),
-    maxWorkspaces: CLAIM_WORKSPACES,
-    workerId,
-    workerLockClass: WORKER_LOCK_CLASS,
-  };
-}
-
-/** Claims up to `slots` due deliveries (fairness, start rate and leases: see claimDeliveries). */
-export async function claimBatch(deps: EngineDeps, slots: number): Promise<ClaimedBatch> {
-  const deliveries = await claimDeliveries(deps.sql, claimInput(deps.clock.now(), slots, deps.settings, deps.workerId?.() ?? null));
-  const customOfferDomains = deliveries.length > 0 ? await readOfferDomains(deps.sql) : [];
-  if (!deps.settings.devListen || deliveries.length === 0) return { deliveries, customOfferDomains };
-  const targets = await readDevListenTargets(deps.sql, [...new Set(deliveries.map((d) => d.endpoint_id))]);
-  const withTargets = deliveries.map((d) => (targets.has(d.endpoint_id) ? { ...d, dev_listen: targets.get(d.endpoint_id) } : d));
-  return { deliveries: withTargets, customOfferDomains };
-}
+/** The attempt, the second stage of a delivery (after claim.ts): the request and its outcome. */
 
 /**
  * One attempt of a claimed delivery, then its consequence. A delivery counts toward the
@@ -71,7 +19,7 @@ export async function claimBatch(deps: EngineDeps, slots: number): Promise<Claim
  * resends neither extend nor reset the streak (docs/delivery-log.md, Resending).
  *
  * `sent` is called once the request has ended, before its outcome is written: the worker's slot
- * is free from then on (worker.ts), while the delivery stays claimed until the outcome is stored.
+ * is free from then on (host/worker.ts), while the delivery stays claimed until the outcome is stored.
  *
  * With tracing on, each attempt is a client span of its own trace, linked to the span of the
  * action behind the event (the traceparent its message keeps), with the outcome as attributes:
@@ -166,35 +114,8 @@ async function attemptAndRecord(
     return { kind: 'delivered', deliveryId: claimed.id, attempt };
   }
 
-  // A final failure counts toward the pause after 5 in a row: its own transaction, endpoint first.
-  const lease = { deliveryId: claimed.id, leaseToken: claimed.lease_token, now: finishedAt, lastResponseStatus: record.statusCode };
-  return deps.sql.begin(async (tx): Promise<DeliveryOutcome> => {
-    if (countsForStreak) await lockEndpointForOutcome(tx, { endpointId: claimed.endpoint_id });
-    await recordAttempt(tx, record);
-    if (!(await markFailedFinally(tx, lease))) return cancelled;
-    let endpointPaused = false;
-    if (countsForStreak) {
-      const streak = await addFinalFailure(tx, { endpointId: claimed.endpoint_id, now: finishedAt });
-      let cancelled = 0;
-      if (streak >= FAILURES_IN_A_ROW_TO_PAUSE) {
-        ({ paused: endpointPaused, cancelled } = await markEndpointPaused(tx, { endpointId: claimed.endpoint_id, now: finishedAt, reason: 'failures' }));
-        if (endpointPaused) {
-          await writeAudit(tx, {
-            workspaceId: claimed.workspace_id,
-            actorId: null,
-            via: ENGINE_SOURCE,
-            action: 'endpoint.paused',
-            target: { type: 'endpoint', id: claimed.endpoint_id },
-            details: { reason: 'failures', failures_in_a_row: streak },
-            at: finishedAt,
-          });
-        }
-      }
-      // The 3rd final failure in a row and the pause are mailed to owners and admins with this commit.
-      await noticeFinalFailure(tx, deps, { endpointId: claimed.endpoint_id, streak, paused: endpointPaused, cancelled, now: finishedAt });
-    }
-    return { kind: 'failed-finally', deliveryId: claimed.id, attempt, endpointPaused };
-  });
+  // A final failure counts toward the pause after 5 in a row: its own transaction (final-failure.ts).
+  return recordFinalFailure(deps, claimed, { record, finishedAt, countsForStreak });
 }
 
 /**

@@ -1,20 +1,20 @@
-import type { Clock } from '../../clock.js';
-import type { Config } from '../../config.js';
-import type { Sql } from '../../db/connect.js';
-import { coerceError, type Logger } from '../../log.js';
-import type { EngineDeps } from './deps.js';
-import { createWebhookEngine } from './engine.js';
-import { JOBS_CHECK_INTERVAL_MS } from '../../jobs/policy.js';
-import { claimWhenFreeSlots, longestWaitForSlotMs, POLL_INTERVAL_MS } from './policy.js';
-import type { ClaimedDelivery } from '../sql/claimDeliveries.js';
-import { releaseClaim } from '../sql/releaseClaim.js';
-import { checkMasterKeys } from '../../sealing/key-check.js';
-import { holdWorkerLiveness } from './liveness.js';
-import { loadMasterKeys, type MasterKeys } from '../../sealing/master-keys.js';
-import { countMailOutcome, markWorkerRound } from '../../telemetry/metrics.js';
-import { createWebhookSender, RESPONSE_TIMEOUT_MS, type WebhookSender } from '../transport/sender.js';
-import { startMailLoop } from '../../mail/loop.js';
-import type { MailOutcome, MailTransport } from '../../mail/transport.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Sql } from '../db/connect.js';
+import { coerceError, type Logger } from '../log.js';
+import type { EngineDeps } from '../webhooks/engine/deps.js';
+import { createWebhookEngine } from '../webhooks/engine/engine.js';
+import { JOBS_CHECK_INTERVAL_MS } from '../jobs/policy.js';
+import { claimWhenFreeSlots, longestWaitForSlotMs, POLL_INTERVAL_MS } from '../webhooks/engine/policy.js';
+import type { ClaimedDelivery } from '../webhooks/sql/claimDeliveries.js';
+import { releaseClaim } from '../webhooks/sql/releaseClaim.js';
+import { checkMasterKeys } from '../sealing/key-check.js';
+import { holdWorkerLiveness } from '../webhooks/engine/liveness.js';
+import { loadMasterKeys, type MasterKeys } from '../sealing/master-keys.js';
+import { countMailOutcome, markWorkerRound } from '../telemetry/metrics.js';
+import { createWebhookSender, RESPONSE_TIMEOUT_MS, type WebhookSender } from '../webhooks/transport/sender.js';
+import { startMailLoop } from '../mail/loop.js';
+import type { MailOutcome, MailTransport } from '../mail/transport.js';
 
 /** Channel notified by a trigger whenever a product action commits outbox rows. */
 export const OUTBOX_CHANNEL = 'offerdesk_webhook_outbox';
