@@ -152,8 +152,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   // Claimed deliveries waiting for a slot, oldest claim first. While deliveries are due beyond
   // what the slots hold (the last claim was full), the next batch is claimed while the current
-  // one is being sent, so the claim statement's time overlaps sending instead of leaving every
-  // slot idle until it returns (docs/performance.md). At most one batch waits; a delivery that
+  // one is being sent, so the claim statement's few milliseconds overlap sending instead of
+  // leaving every slot idle until it returns. At most one batch waits; a delivery that
   // could not start within longestWaitForSlotMs is given back, so its lease always outlasts its
   // attempt.
   const ready: { claimed: ClaimedDelivery; customOfferDomains: string[]; claimedAt: number }[] = [];

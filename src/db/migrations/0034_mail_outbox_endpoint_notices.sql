@@ -10,8 +10,8 @@
 --   change of state always has the higher number; created_at, the transaction's start, does not
 --   order them.
 --
--- Both columns are added without a default, so no row is rewritten; rows from before this
--- migration have neither and are sent as before.
+-- Both columns are added without a default, so no row is rewritten; rows already there have
+-- neither and are sent in outbox order, as any mail without an endpoint.
 create sequence mail_outbox_seq;
 alter table mail_outbox add column endpoint_id uuid, add column seq bigint;
 alter sequence mail_outbox_seq owned by mail_outbox.seq;
