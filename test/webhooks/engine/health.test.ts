@@ -63,6 +63,18 @@ describe('trackHealth: failing', () => {
     expect(trackHealth(at('healthy'), signal)).toBeNull();
   });
 
+  it.each([
+    { why: 'its last success was more than an hour ago', lastSuccessAt: ago(2 * HOUR), firstFailureAt: ago(90 * MINUTE) },
+    { why: 'its last success was exactly an hour ago', lastSuccessAt: ago(HOUR), firstFailureAt: ago(HOUR) },
+  ])('is failing when $why and 3 attempts failed since', ({ lastSuccessAt, firstFailureAt }) => {
+    expect(trackHealth(at('healthy'), attempts({ lastSuccessAt, firstFailureAt }))).toEqual({ to: 'failing', notice: 'endpoint_failing' });
+  });
+
+  it('is not failing when its last success was a millisecond under an hour ago', () => {
+    const signal = attempts({ lastSuccessAt: ago(HOUR - 1), firstFailureAt: ago(2 * HOUR) });
+    expect(trackHealth(at('healthy'), signal)).toBeNull();
+  });
+
   it.each(['failing', 'failures_3', 'paused'] as const)('an endpoint already %s is not told failing again', (from) => {
     expect(trackHealth(at(from), attempts({ firstFailureAt: ago(5 * HOUR), failuresSinceSuccess: 40 }))).toBeNull();
   });
@@ -84,6 +96,12 @@ describe('trackHealth: recovery', () => {
   it('a success from before the failures began recovers nothing', () => {
     const change = trackHealth(at('failing'), attempts({ lastSuccessAt: ago(4 * HOUR), firstFailureAt: FAILING_SINCE }));
     expect(change).toBeNull();
+  });
+
+  it('a success at the very instant the failures began recovers nothing; a millisecond later does', () => {
+    const at_ = (lastSuccessAt: Date) => trackHealth(at('failing'), attempts({ lastSuccessAt, firstFailureAt: null, failuresSinceSuccess: 0 }));
+    expect(at_(FAILING_SINCE)).toBeNull();
+    expect(at_(new Date(FAILING_SINCE.getTime() + 1))).toEqual({ to: 'healthy', notice: 'endpoint_recovered' });
   });
 
   it('a healthy endpoint has nothing to recover from', () => {
