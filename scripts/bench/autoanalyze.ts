@@ -14,26 +14,32 @@ const INTERVAL_MS = 5_000;
  * pays), ANALYZE past 50 + 10 % changed (the hot tables every round). Never a partitioned parent, which autovacuum never
  * analyzes: `analyze webhook_delivery_log` samples every partition and then each one again, seconds of reads.
  */
-export async function autovacuumWebhookTables(sql: Sql): Promise<void> {
+export async function autovacuumWebhookTables(sql: Sql, tables: 'webhook' | 'all' = 'webhook'): Promise<void> {
+  const pattern = tables === 'all' ? '%' : 'webhook\\_%';
   const due = await sql<{ name: string; vacuum: boolean; analyze: boolean }[]>`
     select c.oid::regclass::text as name, s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) as vacuum,
            c.relname = any (${HOT_TABLES}) or s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) as analyze
       from pg_class c join pg_stat_user_tables s on s.relid = c.oid
-     where c.relkind = 'r' and c.relname like 'webhook\\_%'`;
+     where c.relkind = 'r' and c.relname like ${pattern}`;
   for (const step of ['vacuum', 'analyze'] as const)
     if (due.some((t) => t[step])) await sql.unsafe(`${step} ${due.filter((t) => t[step]).map((t) => t.name).join(', ')}`);
 }
 
 /** Autovacuum's stand-in on a server with `autovacuum = off` (production keeps it on): unanalyzed, a claim takes 3 s, not 20 ms. */
-export function startAutoanalyzeStandIn(sql: Sql, autovacuum: string, log: (line: string) => void): () => Promise<void> {
+export function startAutoanalyzeStandIn(
+  sql: Sql,
+  autovacuum: string,
+  log: (line: string) => void,
+  tables: 'webhook' | 'all' = 'webhook',
+): () => Promise<void> {
   if (autovacuum !== 'off') return async () => {};
-  log(`autovacuum is off on this server: the bench runs VACUUM and ANALYZE every ${INTERVAL_MS / 1000} s where autovacuum would`);
+  log(`autovacuum is off on this server: VACUUM and ANALYZE run every ${INTERVAL_MS / 1000} s where autovacuum would`);
   // A round still running skips the next one: a 2M-row log's round takes longer than 5 s, and rounds queued behind
   // it would run back to back beside the worker and hold up the end of the phase.
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
-    running ??= autovacuumWebhookTables(sql)
-      .catch((error: unknown) => log(`bench: VACUUM/ANALYZE failed: ${(error as Error).message}`))
+    running ??= autovacuumWebhookTables(sql, tables)
+      .catch((error: unknown) => log(`VACUUM/ANALYZE (autovacuum's stand-in) failed: ${(error as Error).message}`))
       .finally(() => (running = null));
   }, INTERVAL_MS);
   timer.unref();
