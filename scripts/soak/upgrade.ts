@@ -22,9 +22,11 @@ const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_DIR, en
 
 export function prepareOldRelease(log: (line: string) => void): OldRelease {
   const newestMigration = readdirSync(join(REPO_DIR, 'src', 'db', 'migrations')).filter((f) => f.endsWith('.sql')).sort().pop()!;
-  const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', `src/db/migrations/${newestMigration}`);
+  // Along main's own line (a merge counts as the commit that brought the file), so that the old
+  // release is main as it was just before, whatever branch the migration was written on.
+  const added = git('log', '-1', '--first-parent', '-m', '--no-renames', '--format=%H', '--diff-filter=A', '--', `src/db/migrations/${newestMigration}`);
   if (!added) throw new Error(`no commit adds src/db/migrations/${newestMigration}`);
-  const commit = git('rev-parse', `${added}^`);
+  const commit = git('rev-parse', `${added}^1`);
   const dir = mkdtempSync(join(tmpdir(), 'offerdesk-soak-old-'));
   rmSync(dir, { recursive: true, force: true });
   git('worktree', 'add', '--detach', dir, commit);
