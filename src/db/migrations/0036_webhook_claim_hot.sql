@@ -1,5 +1,5 @@
 -- A claim that writes no indexed column, and a queue with only the indexes the worker needs
--- (docs/scaling.md "Where one worker's delivery goes" and "The write path, lean").
+-- (docs/scaling.md "The write path" and "What bounds the worker").
 --
 -- Why: every claim rewrote the queue row's status and lease, which the partial index of attempts
 -- in flight (webhook_queue_sending_idx) reads, so no claim was a HOT update and each wrote an

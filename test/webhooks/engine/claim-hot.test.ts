@@ -4,7 +4,7 @@ import { endpoint, manyEvents, useEngineFixture, workspace } from './helpers.js'
 
 /**
  * The claim writes the lease into columns no index of the queue reads (migration 0036,
- * docs/scaling.md "The write path, lean"), so PostgreSQL can make it a HOT update: no entry in
+ * docs/scaling.md "The write path"), so PostgreSQL can make it a HOT update: no entry in
  * any of the queue's indexes per claim. What the claim writes is claimDeliveries.ts's `claimed`
  * step.
  */
