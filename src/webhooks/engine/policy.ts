@@ -17,8 +17,16 @@ export const RETRY_PAUSES_MS: readonly number[] = [
 ];
 /** docs/webhook-delivery.md "Limits": attempts per delivery. */
 export const MAX_ATTEMPTS = RETRY_PAUSES_MS.length + 1;
-/** openapi.yaml "Webhook delivery and retries": a failed delivery can be resent from the delivery log up to 5 times. */
+/**
+ * openapi.yaml "Webhook delivery and retries": a failed delivery can be resent from the delivery
+ * log up to 5 times (console-api.yaml "Limits"). The one home of the number: the resend statements
+ * take it through sql/resendLeft.ts, the single resend's check and the CLI's text through here.
+ */
 export const MAX_RESENDS = 5;
+/** Whether a delivery resent `resendCount` times may be resent once more (sql/resendLeft.ts in SQL). */
+export function hasResendLeft(resendCount: number): boolean {
+  return resendCount < MAX_RESENDS;
+}
 /** openapi.yaml "Webhook delivery and retries": after 5 deliveries in a row failed finally, the endpoint is paused. */
 export const FAILURES_IN_A_ROW_TO_PAUSE = 5;
 
