@@ -18,8 +18,8 @@
  * never up, never sideways between neighbours, never in a circle.
  *
  * Around src/: scripts/ (the benchmark, the fault suite, build helpers) and test/ may import src/;
- * src/ imports neither, and test/ does not import scripts/ (what both need lives in test/support/ or
- * src/seed/). No circle anywhere.
+ * src/ imports neither, and test/ does not import scripts/ (what both need lives in test/support/;
+ * src/seed/ holds only the seeding serve and `offerdesk seed` run). No circle anywhere.
  *
  * One exception, on purpose: a lower layer may import the contract's *types* (`import type`).
  * They are compile-time only and are how the domain and the read model are held to openapi.yaml
@@ -83,7 +83,7 @@ module.exports = {
     forbidContractCode('host-imports-contract-code', HOST),
     forbidUp('contract-imports-a-layer', CONTRACT, any(TOP, HOST, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, DB, SEED), 'the contract is types from openapi.yaml only'),
     forbidUp('src-imports-scripts-or-tests', '^src/', '^(scripts|test)/', 'the product stands on its own: scripts and tests sit on top of it'),
-    forbidUp('test-imports-scripts', '^test/', '^scripts/', 'a helper both need belongs in test/support/ or src/seed/'),
+    forbidUp('test-imports-scripts', '^test/', '^scripts/', 'a helper both need belongs in test/support/'),
     forbidUp('leaf-imports-a-layer', LEAVES, any(TOP, API, HTTP, WEBHOOKS, READ_MODEL, DOMAIN, MAIL, DB, SEED, SEALING, JOBS, CONTRACT), 'shared leaves import no layer'),
   ],
   options: {

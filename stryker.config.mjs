@@ -17,8 +17,10 @@ export default {
   mutate: [
     'src/api/admission/authorization.ts',
     'src/api/admission/fixed-windows.ts',
-    'src/api/cursor.ts',
-    'src/http/sealed-cursor.ts',
+    // The API's cursor shapes live with their lists (offersCursor, timelineCursor).
+    'src/api/resources/offer-events.ts',
+    'src/api/resources/offers.ts',
+    'src/http/cursor.ts',
     'src/mail/policy.ts',
     'src/webhooks/engine/health.ts',
     'src/webhooks/engine/outcome.ts',

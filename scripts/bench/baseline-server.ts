@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { loadCursorCodec } from '../../src/api/cursor.js';
+import { timelineCursor } from '../../src/api/resources/offer-events.js';
+import { offersCursor } from '../../src/api/resources/offers.js';
 import { loadConfig } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
+import { API_CURSOR_KEY, loadCursors } from '../../src/http/cursor.js';
 import { hashApiKey } from '../../src/domain/api-key-format.js';
 import { readOffer, readOfferEventPage, readOfferPage } from '../../src/read-model/offers.js';
 import type { OfferStatus } from '../../src/read-model/types.js';
@@ -19,7 +21,7 @@ const workspaceId = process.env.BENCH_WORKSPACE_ID;
 if (!config.databaseUrl || !workspaceId) throw new Error('baseline-server needs DATABASE_URL and BENCH_WORKSPACE_ID');
 
 const sql = connect(config.databaseUrl, { max: config.databasePoolSize, applicationName: 'offerdesk-bench-baseline' });
-const cursors = await loadCursorCodec(sql);
+const cursors = await loadCursors(sql, API_CURSOR_KEY);
 let lookUpKeys = false;
 /** The fixed workspace, named directly: the baseline reads without a key. */
 const scope = { workspaceId };
@@ -33,7 +35,6 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
 }
 
 const notFound = (res: ServerResponse) => send(res, 404, { error: { code: 'not_found', message: 'Resource not found.' } });
-const cursorOf = (query: URLSearchParams) => (query.has('cursor') ? cursors.decode(query.get('cursor')!) : null);
 
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';
@@ -63,10 +64,10 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (route === 'offers') {
     const status = (query.get('status') as OfferStatus | null) ?? null;
     const limit = Number(query.get('limit') ?? 25);
-    const cursor = cursorOf(query);
-    const after = cursor?.list === 'offers' ? { createdAt: cursor.createdAt, id: cursor.id } : null;
+    const token = query.get('cursor');
+    const after = token === null ? null : (cursors.open(offersCursor, token, status)?.position ?? null);
     const page = (await readOfferPage(sql, scope, { status, after, limit, now }))!.value;
-    const next = page.next && cursors.encode({ list: 'offers', workspaceId: workspaceId!, status, ...page.next });
+    const next = page.next && cursors.seal(offersCursor, { workspaceId: workspaceId!, walk: status, position: page.next });
     return send(res, 200, { data: page.offers, next_cursor: next });
   }
   const match = OFFER_PATH.exec(route);
@@ -77,11 +78,11 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return offer ? send(res, 200, { data: offer }) : notFound(res);
   }
   const limit = Number(query.get('limit') ?? 50);
-  const cursor = cursorOf(query);
-  const afterSequence = cursor?.list === 'events' ? cursor.sequence : 0;
+  const token = query.get('cursor');
+  const afterSequence = token === null ? 0 : (cursors.open(timelineCursor, token, offerId)?.position ?? 0);
   const page = (await readOfferEventPage(sql, scope, { offerId, afterSequence, limit, now }))!.value;
   if (page.events === null) return notFound(res);
-  const next = page.nextAfterSequence === null ? null : cursors.encode({ list: 'events', workspaceId: workspaceId!, offerId, sequence: page.nextAfterSequence });
+  const next = page.nextAfterSequence === null ? null : cursors.seal(timelineCursor, { workspaceId: workspaceId!, walk: offerId, position: page.nextAfterSequence });
   return send(res, 200, { data: page.events, next_cursor: next });
 }
 

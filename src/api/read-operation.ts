@@ -3,7 +3,7 @@ import type { Context } from 'openapi-backend';
 import type { Clock } from '../clock.js';
 import type { Sql } from '../db/connect.js';
 import { isUuid } from '../domain/validate.js';
-import type { CursorCodec } from './cursor.js';
+import { inWorkspace, type Cursors } from '../http/cursor.js';
 import { reply } from './errors.js';
 import { requestSpan, tracedDeps } from '../telemetry/tracing.js';
 import type { Scope, Scoped } from '../read-model/scope.js';
@@ -12,7 +12,7 @@ import type { Admission } from './admission/admit.js';
 export interface ReadDeps {
   sql: Sql;
   clock: Clock;
-  cursors: CursorCodec;
+  cursors: Cursors;
 }
 
 export type QueryValues = Record<string, string | number | undefined>;
@@ -21,8 +21,8 @@ export type QueryValues = Record<string, string | number | undefined>;
 export interface ReadOperation<Q, V> {
   /** The rest of step 5 after the schema: cursor integrity and scope. `invalid` names the param. */
   readQuery(query: QueryValues, path: Record<string, string>, deps: ReadDeps): Q | { invalid: string };
-  /** The workspace the query's cursor was made for, if it has one; checked once the key is known. */
-  cursorWorkspace?(query: Q): string | null;
+  /** The query's cursor, if it has one: its workspace is checked once the key's is known. */
+  cursor?(query: Q): { workspaceId: string } | null;
   /** Steps 6 and 7 in one statement: the key check and the read (null when the key is not valid). */
   read(input: { scope: Scope; now: Date; query: Q; path: Record<string, string> }, deps: ReadDeps): Promise<Scoped<V>>;
   /** Step 7's answer from what was read (404 when the resource is not there). */
@@ -53,8 +53,7 @@ export function readHandler<Q, V>(operation: ReadOperation<Q, V>, deps: ReadDeps
     // openapi.yaml "Pagination": a cursor is used only with the list it came from, and one
     // workspace's list is not another's. Checked after step 6, as only then is the workspace
     // known, and answered like any other unusable cursor (what was read is not sent).
-    const cursorWorkspace = operation.cursorWorkspace?.(parsed) ?? null;
-    if (cursorWorkspace !== null && cursorWorkspace !== found.workspaceId) return reply.invalidParameter(res, 'cursor');
+    if (!inWorkspace(operation.cursor?.(parsed) ?? null, found.workspaceId)) return reply.invalidParameter(res, 'cursor');
 
     operation.respond({ workspaceId: found.workspaceId, value: found.value, query: parsed, path }, res, deps);
   };

@@ -1,11 +1,28 @@
+import { MINUTE } from '../clock.js';
 import { boolean, ConfigError, integer, type Env } from './values.js';
 
+/*
+ * The fairness numbers (docs/webhook-delivery.md "Limits" and "Fairness"), in one place. Two of
+ * them are defaults of settings, and config is a leaf the engine may import but that imports no
+ * layer, so they live here and src/webhooks/engine/policy.ts, the home of the other policy
+ * numbers, takes them from here.
+ */
+
+/** docs/webhook-delivery.md "Limits": deliveries started per workspace, unless WEBHOOK_STARTS_PER_MINUTE says otherwise. */
+export const DEFAULT_STARTS_PER_WINDOW_PER_WORKSPACE = 60;
+/** docs/webhook-delivery.md "Limits": the start rate counts over a fixed window this long. */
+export const START_RATE_WINDOW_MS = 1 * MINUTE;
+/**
+ * docs/webhook-delivery.md "Fairness": one endpoint gets at most a quarter of a worker's concurrent
+ * attempts (policy.ts maxInFlightPerEndpoint), so a slow endpoint occupies only its share.
+ */
+export const ENDPOINT_SHARES_PER_WORKER = 4;
 /**
  * Attempts one webhook worker runs at once unless WEBHOOK_WORKER_CONCURRENCY says otherwise.
  * Sending is I/O-bound (docs/webhook-delivery.md "Limits": up to 10 seconds per answer) and outcomes are
  * written in batches, so slots are cheap: 64 give one worker about 1.5 times the deliveries per
  * second of 16 and nine tenths of 128's (924/s against 628/s and 1,047/s), and a slow endpoint's
- * share (a quarter, 16 slots) still leaves 48 for the others.
+ * share (one of ENDPOINT_SHARES_PER_WORKER, 16 slots) still leaves 48 for the others.
  */
 export const DEFAULT_WEBHOOK_WORKER_CONCURRENCY = 64;
 
@@ -132,7 +149,7 @@ export function loadWebhookConfig(env: Env, databaseUrl: string | undefined): We
     devResolve: devResolve(env.OFFERDESK_WEBHOOK_DEV_RESOLVE),
     devListen: devListen(env, databaseUrl),
     blockedDomainSuffixes: [...new Set([...DEFAULT_BLOCKED_DOMAIN_SUFFIXES, ...extraBlocked])],
-    startsPerMinutePerWorkspace: integer(env, 'WEBHOOK_STARTS_PER_MINUTE', 60, 1, 1_000_000_000),
+    startsPerMinutePerWorkspace: integer(env, 'WEBHOOK_STARTS_PER_MINUTE', DEFAULT_STARTS_PER_WINDOW_PER_WORKSPACE, 1, 1_000_000_000),
     workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', DEFAULT_WEBHOOK_WORKER_CONCURRENCY, 1, 1000),
     leaseSeconds: integer(env, 'WEBHOOK_LEASE_SECONDS', 60, 12, 3600),
   };

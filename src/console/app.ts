@@ -10,7 +10,7 @@ import { requestSpan, spanLogger } from '../telemetry/tracing.js';
 import { consoleDistDir } from '../paths.js';
 import { loadMasterKey } from '../sealing/master-keys.js';
 import type { ConsoleDeps } from './context.js';
-import { loadConsoleCursorCodec } from './cursor.js';
+import { CONSOLE_CURSOR_KEY, loadCursors } from '../http/cursor.js';
 import { CONSOLE_MESSAGES, sendConsoleError } from './errors.js';
 import { createConsoleOperations } from './operations.js';
 import { crossSiteCheck, jsonBody, securityHeaders } from './protection.js';
@@ -51,7 +51,7 @@ export async function createConsole(options: ConsoleOptions): Promise<{ router: 
     throttle,
     mailThrottle,
     txtResolver: options.txtResolver,
-    cursors: await loadConsoleCursorCodec(sql),
+    cursors: await loadCursors(sql, CONSOLE_CURSOR_KEY),
     // The master key is read (or, in development, created) only when a secret is sealed.
     manage: ({ sealing = false } = {}) => ({
       sql,

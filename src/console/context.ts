@@ -6,9 +6,9 @@ import type { Sql } from '../db/connect.js';
 import type { AuditSource } from '../domain/audit.js';
 import type { TxtResolver } from '../domain/offer-domain.js';
 import type { Session } from '../domain/sessions.js';
+import type { Cursors } from '../http/cursor.js';
 import type { Logger } from '../log.js';
 import type { ManagementDeps } from '../webhooks/management/deps.js';
-import type { ConsoleCursorCodec } from './cursor.js';
 import type { SignInThrottle } from './throttle.js';
 import { tracedDeps, type Span } from '../telemetry/tracing.js';
 
@@ -18,7 +18,7 @@ export interface ConsoleDeps {
   clock: Clock;
   config: Config;
   logger: Logger;
-  cursors: ConsoleCursorCodec;
+  cursors: Cursors;
   throttle: SignInThrottle;
   /** Requests for emailed links, counted apart from sign-in attempts (throttle.ts ThrottlePurpose). */
   mailThrottle: SignInThrottle;

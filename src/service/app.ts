@@ -12,7 +12,7 @@ import { docsDir } from '../paths.js';
 import type { OpenApiHeaders } from '../http/openapi-router.js';
 import { decodablePath, rawQuery } from '../http/query.js';
 import { createRateLimits, type RateLimits } from '../api/admission/rate-limits.js';
-import { loadCursorCodec } from '../api/cursor.js';
+import { API_CURSOR_KEY, loadCursors } from '../http/cursor.js';
 import { API_BASE_PATH } from '../http/openapi-document.js';
 import { reply } from '../api/errors.js';
 import { createOperations } from '../api/operations.js';
@@ -42,7 +42,7 @@ export interface AppDeps {
 export async function createApp(deps: AppDeps): Promise<{ app: express.Express; classes: ServerClasses; close(): Promise<void> }> {
   const { sql, config, clock, logger } = deps;
   const limits = deps.limits ?? createRateLimits(config, logger);
-  const cursors = await loadCursorCodec(sql);
+  const cursors = await loadCursors(sql, API_CURSOR_KEY);
   const publicUrl = config.publicUrlSet ? config.publicUrl : undefined;
   const { api } = createOperations({ sql, clock, cursors, limits, logger, publicUrl });
   const consoleApp = await createConsole({ sql, config, clock, logger, txtResolver: deps.txtResolver });

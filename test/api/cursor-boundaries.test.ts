@@ -1,6 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec, loadCursorCodec } from '../../src/api/cursor.js';
+import { timelineCursor } from '../../src/api/resources/offer-events.js';
+import { offersCursor } from '../../src/api/resources/offers.js';
+import { API_CURSOR_KEY, Cursors, inWorkspace, loadCursors } from '../../src/http/cursor.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
 /**
@@ -12,7 +14,7 @@ import { freshDatabase, type TestDatabase } from '../support/database.js';
  */
 
 const KEY = randomBytes(32);
-const codec = new CursorCodec(KEY);
+const cursors = new Cursors(KEY);
 
 function macOf(body: string, key = KEY, bytes = 16): string {
   return createHmac('sha256', key).update(body).digest().subarray(0, bytes).toString('base64url');
@@ -33,24 +35,36 @@ const CREATED_AT = '2026-03-01T12:00:00.000000Z';
 const offersCompact = { l: 'o', w: WORKSPACE, s: null, c: CREATED_AT, i: OFFER };
 const eventsCompact = { l: 'e', w: WORKSPACE, o: OFFER, q: 7 };
 
+/** The token as the offers list reads it, on the walk of `status` (none: no filter). */
+const openOffers = (token: string, status: string | null = null) => cursors.open(offersCursor, token, status as never);
+/** The token as the timeline of OFFER reads it. */
+const openTimeline = (token: string, offerId = OFFER) => cursors.open(timelineCursor, token, offerId);
+/** Refused by both lists. */
+const refused = (token: string) => openOffers(token) === null && openTimeline(token) === null;
+
 describe('cursors the service seals decode to what they name', () => {
   it('an offers cursor, without a status filter, round-trips', () => {
-    const payload = { list: 'offers', workspaceId: WORKSPACE, status: null, createdAt: CREATED_AT, id: OFFER } as const;
-    expect(codec.decode(codec.encode(payload))).toEqual(payload);
+    const cursor = { workspaceId: WORKSPACE, walk: null, position: { createdAt: CREATED_AT, id: OFFER } };
+    expect(openOffers(cursors.seal(offersCursor, cursor))).toEqual(cursor);
   });
 
   it('an offers cursor with a status filter round-trips', () => {
-    const payload = { list: 'offers', workspaceId: WORKSPACE, status: 'sent', createdAt: CREATED_AT, id: OFFER } as const;
-    expect(codec.decode(codec.encode(payload))).toEqual(payload);
+    const cursor = { workspaceId: WORKSPACE, walk: 'sent' as const, position: { createdAt: CREATED_AT, id: OFFER } };
+    expect(openOffers(cursors.seal(offersCursor, cursor), 'sent')).toEqual(cursor);
   });
 
   it('a timeline cursor round-trips', () => {
-    const payload = { list: 'events', workspaceId: WORKSPACE, offerId: OFFER, sequence: 12 } as const;
-    expect(codec.decode(codec.encode(payload))).toEqual(payload);
+    const cursor = { workspaceId: WORKSPACE, walk: OFFER, position: 12 };
+    expect(openTimeline(cursors.seal(timelineCursor, cursor))).toEqual(cursor);
+  });
+
+  it('an offers cursor is sealed in the form integrators\' cursors already have', () => {
+    const token = cursors.seal(offersCursor, { workspaceId: WORKSPACE, walk: 'sent', position: { createdAt: CREATED_AT, id: OFFER } });
+    expect(token).toBe(sealed({ l: 'o', w: WORKSPACE, s: 'sent', c: CREATED_AT, i: OFFER }));
   });
 
   it('the token is the documented form: base64url JSON, a dot, 16 bytes of HMAC-SHA256', () => {
-    const token = codec.encode({ list: 'events', workspaceId: WORKSPACE, offerId: OFFER, sequence: 12 });
+    const token = cursors.seal(timelineCursor, { workspaceId: WORKSPACE, walk: OFFER, position: 12 });
     const [body, mac] = token.split('.');
     expect(mac).toBe(macOf(body!));
     expect(Buffer.from(mac!, 'base64url')).toHaveLength(16);
@@ -72,7 +86,7 @@ describe('a payload sealed with the right key is still refused when a field is n
     ['a workspace that is an array holding a UUID', { ...offersCompact, w: [WORKSPACE] }],
     ['a timeline payload under an unknown list', { ...eventsCompact, l: 'x' }],
   ])('%s', (_name, value) => {
-    expect(codec.decode(sealed(value))).toBeNull();
+    expect(refused(sealed(value))).toBe(true);
   });
 
   it.each<[string, unknown]>([
@@ -85,11 +99,11 @@ describe('a payload sealed with the right key is still refused when a field is n
     ['an offer ID that is an array holding a UUID', { ...offersCompact, i: [OFFER] }],
     ['no offer ID', { l: 'o', w: WORKSPACE, s: null, c: CREATED_AT }],
   ])('offers list: %s', (_name, value) => {
-    expect(codec.decode(sealed(value))).toBeNull();
+    expect(openOffers(sealed(value), (value as { s?: string }).s ?? null)).toBeNull();
   });
 
   it.each(['draft', 'sent', 'accepted', 'declined', 'expired', 'withdrawn'])('offers list: the status filter %s is read', (status) => {
-    expect(codec.decode(sealed({ ...offersCompact, s: status }))).toMatchObject({ list: 'offers', status });
+    expect(openOffers(sealed({ ...offersCompact, s: status }), status)).toMatchObject({ walk: status });
   });
 
   // The position time is compared in SQL; 64 characters is more than any timestamp the service writes.
@@ -99,8 +113,8 @@ describe('a payload sealed with the right key is still refused when a field is n
     [65, false],
   ])('offers list: a position time of %i characters is read: %s', (length, read) => {
     const createdAt = CREATED_AT.padEnd(length, '0');
-    const decoded = codec.decode(sealed({ ...offersCompact, c: createdAt }));
-    expect(decoded).toEqual(read ? { list: 'offers', workspaceId: WORKSPACE, status: null, createdAt, id: OFFER } : null);
+    const decoded = openOffers(sealed({ ...offersCompact, c: createdAt }));
+    expect(decoded).toEqual(read ? { workspaceId: WORKSPACE, walk: null, position: { createdAt, id: OFFER } } : null);
   });
 
   it.each<[string, unknown]>([
@@ -116,17 +130,43 @@ describe('a payload sealed with the right key is still refused when a field is n
     ['a negative sequence', { ...eventsCompact, q: -1 }],
     ['no sequence', { l: 'e', w: WORKSPACE, o: OFFER }],
   ])('timeline: %s', (_name, value) => {
-    expect(codec.decode(sealed(value))).toBeNull();
+    expect(openTimeline(sealed(value))).toBeNull();
   });
 
   // A timeline starts at sequence 1; a cursor names the last event of a page.
   it.each([1, 2, Number.MAX_SAFE_INTEGER])('timeline: the sequence %i is read', (sequence) => {
-    expect(codec.decode(sealed({ ...eventsCompact, q: sequence }))).toEqual({
-      list: 'events',
-      workspaceId: WORKSPACE,
-      offerId: OFFER,
-      sequence,
-    });
+    expect(openTimeline(sealed({ ...eventsCompact, q: sequence }))).toEqual({ workspaceId: WORKSPACE, walk: OFFER, position: sequence });
+  });
+});
+
+describe('a cursor is read only by the list and walk it came from', () => {
+  it('an offers cursor is refused by the same list with another status filter', () => {
+    expect(openOffers(sealed({ ...offersCompact, s: 'sent' }), null)).toBeNull();
+  });
+
+  it('an offers cursor without a filter is refused by the list filtered to a status', () => {
+    expect(openOffers(sealed(offersCompact), 'sent')).toBeNull();
+  });
+
+  it('a timeline cursor is refused by the timeline of another offer', () => {
+    expect(openTimeline(sealed(eventsCompact), '0b6f2d3e-8a41-4c2b-9f7e-5d1a3c9e2b40')).toBeNull();
+  });
+
+  it('an offers cursor is refused by a timeline, and a timeline cursor by the offers list', () => {
+    expect(openTimeline(sealed({ ...offersCompact, o: OFFER, q: 7 }))).toBeNull();
+    expect(openOffers(sealed({ ...eventsCompact, s: null, c: CREATED_AT, i: OFFER }))).toBeNull();
+  });
+
+  it('a cursor fits the workspace it was read for, and no other', () => {
+    const cursor = openTimeline(sealed(eventsCompact));
+    expect(inWorkspace(cursor, WORKSPACE)).toBe(true);
+    expect(inWorkspace(cursor, '0b6f2d3e-8a41-4c2b-9f7e-5d1a3c9e2b40')).toBe(false);
+  });
+
+  it('positionIn reads the position only in the cursor\'s own workspace', () => {
+    const token = sealed(eventsCompact);
+    expect(cursors.positionIn(timelineCursor, token, OFFER, WORKSPACE)).toBe(7);
+    expect(cursors.positionIn(timelineCursor, token, OFFER, '0b6f2d3e-8a41-4c2b-9f7e-5d1a3c9e2b40')).toBeNull();
   });
 });
 
@@ -135,7 +175,7 @@ describe('a token that is not exactly one the service sealed is refused', () => 
   const [body, mac] = good.split('.') as [string, string];
 
   it('the unmodified token is read (the baseline of this table)', () => {
-    expect(codec.decode(good)).not.toBeNull();
+    expect(openTimeline(good)).not.toBeNull();
   });
 
   it.each([
@@ -152,16 +192,16 @@ describe('a token that is not exactly one the service sealed is refused', () => 
     ['another body under the first MAC', `${bodyOf({ ...eventsCompact, q: 8 })}.${mac}`],
     ['a second dot', `${good}.${mac}`],
   ])('%s', (_name, token) => {
-    expect(codec.decode(token)).toBeNull();
+    expect(openTimeline(token)).toBeNull();
   });
 
   it('nothing before the dot, even under the MAC of an empty body', () => {
-    expect(codec.decode(`.${macOf('')}`)).toBeNull();
+    expect(openTimeline(`.${macOf('')}`)).toBeNull();
   });
 
   it('a body that is not JSON, under its right MAC', () => {
     const notJson = Buffer.from('{"l":"e",').toString('base64url');
-    expect(codec.decode(`${notJson}.${macOf(notJson)}`)).toBeNull();
+    expect(openTimeline(`${notJson}.${macOf(notJson)}`)).toBeNull();
   });
 });
 
@@ -173,19 +213,20 @@ describe('the cursor key is one per database', () => {
   afterAll(async () => db.drop());
 
   it('every process on one database reads the others\' cursors, sealed with the 32-byte key it keeps', async () => {
-    const first = await loadCursorCodec(db.sql);
-    const second = await loadCursorCodec(db.sql);
-    const token = first.encode({ list: 'events', workspaceId: WORKSPACE, offerId: OFFER, sequence: 3 });
-    expect(second.decode(token)).toEqual({ list: 'events', workspaceId: WORKSPACE, offerId: OFFER, sequence: 3 });
+    const first = await loadCursors(db.sql, API_CURSOR_KEY);
+    const second = await loadCursors(db.sql, API_CURSOR_KEY);
+    const token = first.seal(timelineCursor, { workspaceId: WORKSPACE, walk: OFFER, position: 3 });
+    expect(second.open(timelineCursor, token, OFFER)).toEqual({ workspaceId: WORKSPACE, walk: OFFER, position: 3 });
 
     const [row] = await db.sql<{ value: Buffer }[]>`select value from service_secrets where name = 'cursor_hmac_key'`;
     expect(row!.value).toHaveLength(32);
-    expect(second.decode(sealed({ ...eventsCompact, q: 3 }, row!.value))).toMatchObject({ sequence: 3 });
+    expect(second.open(timelineCursor, sealed({ ...eventsCompact, q: 3 }, row!.value), OFFER)).toMatchObject({ position: 3 });
     expect(token).toBe(sealed({ l: 'e', w: WORKSPACE, o: OFFER, q: 3 }, row!.value));
   });
 
   it('a cursor of another database\'s key is refused', async () => {
-    const here = await loadCursorCodec(db.sql);
-    expect(here.decode(new CursorCodec(randomBytes(32)).encode({ list: 'events', workspaceId: WORKSPACE, offerId: OFFER, sequence: 3 }))).toBeNull();
+    const here = await loadCursors(db.sql, API_CURSOR_KEY);
+    const elsewhere = new Cursors(randomBytes(32)).seal(timelineCursor, { workspaceId: WORKSPACE, walk: OFFER, position: 3 });
+    expect(here.open(timelineCursor, elsewhere, OFFER)).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Request, Response } from 'express';
 import { createOperations } from '../../src/api/operations.js';
 import { loadOpenApiDocument } from '../../src/http/openapi-document.js';
-import { CursorCodec } from '../../src/api/cursor.js';
+import { Cursors } from '../../src/http/cursor.js';
 import { ManualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/log.js';
 import type { RateLimits } from '../../src/api/admission/rate-limits.js';
@@ -35,7 +35,7 @@ describe('routing by operationId on the 3.1 document', () => {
     return createOperations({
       sql: db.sql,
       clock: new ManualClock(),
-      cursors: new CursorCodec(Buffer.alloc(32, 1)),
+      cursors: new Cursors(Buffer.alloc(32, 1)),
       limits: openLimits,
       logger: createLogger('silent'),
     });
@@ -109,7 +109,7 @@ describe('methods described in prose are answered by the fallback', () => {
     const { api } = createOperations({
       sql: db.sql,
       clock: new ManualClock(),
-      cursors: new CursorCodec(Buffer.alloc(32, 1)),
+      cursors: new Cursors(Buffer.alloc(32, 1)),
       limits: openLimits,
       logger: createLogger('silent'),
     });

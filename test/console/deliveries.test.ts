@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/clock.js';
 import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
 import { addEndpoint, type ManagementDeps } from '../../src/webhooks/management/endpoints.js';
-import { seedDeliveryLog } from '../../src/seed/delivery-log.js';
+import { seedDeliveryLog } from '../support/seed/delivery-log.js';
 import { consoleWorld, type ConsoleClient, type ConsoleWorld, useConsoleApi } from './helpers.js';
 import { finishOpenDeliveries, reopenDeliveries } from '../support/deliveries.js';
 

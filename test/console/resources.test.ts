@@ -70,6 +70,20 @@ describe('API keys', () => {
     const second = await world.owner.client.call('GET', `${base()}/api-keys?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
     expect(second.body.data[0].name).toBe('Paged 0');
   });
+
+  // console-api.yaml "Lists": a cursor is one of this list, in this workspace.
+  it('refuses the same list\'s cursor from another workspace with 400 naming the cursor', async () => {
+    const elsewhere = `/workspaces/${world.outsiderWorkspaceId}/api-keys`;
+    for (let i = 0; i < 2; i++) {
+      ctx.api.clock.advance(1);
+      await world.outsider.client.call('POST', elsewhere, { body: { name: `Elsewhere ${i}` } });
+    }
+    const first = await world.outsider.client.call('GET', `${elsewhere}?limit=1`);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const answer = await world.owner.client.call('GET', `${base()}/api-keys?cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+  });
   it.each([
     ['a line break', 'CRM\nAccept the invitation: http://evil.example/phish'],
     ['the line separator U+2028', 'CRM\u2028sync'],

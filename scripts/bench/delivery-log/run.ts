@@ -7,8 +7,8 @@ import { deliveryLogRetentionJob, logPartitionsJob } from '../../../src/jobs/job
 import { DELIVERY_LOG_RETENTION_MS } from '../../../src/jobs/policy.js';
 import { dropExpiredPartitions } from '../../../src/jobs/sql/dropExpiredPartitions.js';
 import { createLogger } from '../../../src/log.js';
-import { seedDeliveryLogDay } from '../../../src/seed/delivery-log-days.js';
-import { seedTenants } from '../../../src/seed/tenants.js';
+import { seedDeliveryLogDay } from '../../../test/support/seed/delivery-log-days.js';
+import { seedTenants } from '../../../test/support/seed/tenants.js';
 import { percentile } from '../numbers.js';
 import { startService } from '../processes.js';
 import { commitAll, measure, spread, type Bench, type RunStats } from '../webhooks/harness.js';

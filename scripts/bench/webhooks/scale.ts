@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../../src/config.js';
 import type { Sql } from '../../../src/db/connect.js';
-import { seedTenants, type TenantRow } from '../../../src/seed/tenants.js';
+import { seedTenants, type TenantRow } from '../../../test/support/seed/tenants.js';
 import { startAutoanalyzeStandIn } from '../autoanalyze.js';
 import { openBenchDatabase } from '../database.js';
 import { percentile } from '../numbers.js';
@@ -70,7 +70,7 @@ async function scaleRun(b: Bench, label: string, busyIds: string[], open: number
   return row;
 }
 
-/** The tenants, endpoints and queue rows, once (src/seed/tenants.ts); returns the master key their secrets are sealed under. */
+/** The tenants, endpoints and queue rows, once (test/support/seed/tenants.ts); returns the master key their secrets are sealed under. */
 export async function ensureScaleWorkspaces(sql: Sql, sizes: { fresh: string[]; endpoints: number; idle: number; busy: number }, log: (line: string) => void): Promise<string> {
   await sql`create table if not exists bench_scale_setup (id int constraint bench_scale_setup_pkey primary key, master_key text not null)`;
   const [kept] = await sql<{ master_key: string }[]>`select master_key from bench_scale_setup where id = 1`;

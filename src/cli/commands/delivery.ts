@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { listEndpointDeliveries, showDeliveryLogEntry, type DeliveryLogView } from '../../webhooks/management/delivery-log.js';
 import { managementDeps } from '../../webhooks/management/deps.js';
 import { invalidInput } from '../../domain/errors.js';
+import { MAX_RESENDS } from '../../webhooks/engine/policy.js';
 import { showEndpoint } from '../../webhooks/management/endpoints.js';
 import { previewResendFailed, resendDelivery, resendFailed } from '../../webhooks/management/resend.js';
 import { requireDeliveryReader, requireEndpointReader } from '../../webhooks/management/readers.js';
@@ -78,7 +79,7 @@ export function register(program: Command, ctx: CliContext): void {
   withActor(
     delivery
       .command('resend <id>')
-      .description('send a finished delivery once more (same webhook-id and body; up to 5 times)'),
+      .description(`send a finished delivery once more (same webhook-id and body; up to ${MAX_RESENDS} times)`),
     'an owner or admin',
   )
     .option('--json', 'print the result as JSON')
@@ -87,13 +88,13 @@ export function register(program: Command, ctx: CliContext): void {
         options,
         async (env) =>
           resendDelivery(managementDeps(env), { deliveryId: id, actorId: await resolveActor(env.sql, options) }),
-        (d) => `delivery ${d.id} queued for one more attempt (resend ${d.resend_count} of 5)`,
+        (d) => `delivery ${d.id} queued for one more attempt (resend ${d.resend_count} of ${MAX_RESENDS})`,
       ),
     );
 
   delivery
     .command('resend-failed')
-    .description("resend an endpoint's failed deliveries created since a time, each within its own limit of 5")
+    .description(`resend an endpoint's failed deliveries created since a time, each within its own limit of ${MAX_RESENDS}`)
     .requiredOption('--endpoint <id>', 'endpoint ID')
     .requiredOption('--since <time>', 'ISO 8601 date-time, e.g. 2026-03-04T09:00:00Z')
     .option('--preview', 'only count what would be resent')

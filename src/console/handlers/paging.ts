@@ -1,3 +1,4 @@
+import { isPositionTime, isUuidText, type CursorShape } from '../../http/cursor.js';
 import type { ConsoleRequest } from '../context.js';
 import { refuse } from '../errors.js';
 
@@ -9,13 +10,28 @@ export interface PageRequest {
   after: { createdAt: string; id: string } | null;
 }
 
+/**
+ * A console list's cursor carries the list's name (with a digest of its filters where it has
+ * some: one walk) and the last row's exact created_at (text) and id. Sealed as
+ * `[list, workspace, created_at, id]`.
+ */
+export const listCursor: CursorShape<string, { createdAt: string; id: string }> = {
+  write: ({ walk, workspaceId, position }) => [walk, workspaceId, position.createdAt, position.id],
+  read(value) {
+    if (!Array.isArray(value) || value.length !== 4) return null;
+    const [l, w, c, i] = value as unknown[];
+    if (typeof l !== 'string' || !isUuidText(w) || !isPositionTime(c) || !isUuidText(i)) return null;
+    return { walk: l, workspaceId: w, position: { createdAt: c, id: i } };
+  },
+};
+
 /** The page asked for; a cursor that is not an unmodified one of this list is 400 `cursor`. */
 export function pageRequest(request: ConsoleRequest, list: string, workspaceId: string): PageRequest {
   const query = request.c.request.query as Record<string, unknown>;
   const limit = typeof query.limit === 'number' ? query.limit : DEFAULT_PAGE_SIZE;
   const cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
   if (cursor === undefined) return { limit, after: null };
-  const after = request.deps.cursors.decode(cursor, list, workspaceId);
+  const after = request.deps.cursors.positionIn(listCursor, cursor, list, workspaceId);
   if (!after) throw refuse.invalid('The cursor is not one this list gave out. Start again from the first page.', 'cursor');
   return { limit, after };
 }
@@ -34,7 +50,7 @@ export function pageOf<Row extends { id: string }, Out>(
   return {
     data: shown.map(input.view),
     next_cursor: more
-      ? request.deps.cursors.encode({ list: input.list, workspaceId: input.workspaceId, createdAt: input.key(last), id: last.id })
+      ? request.deps.cursors.seal(listCursor, { walk: input.list, workspaceId: input.workspaceId, position: { createdAt: input.key(last), id: last.id } })
       : null,
   };
 }

@@ -1,4 +1,5 @@
 import { HOUR, MINUTE } from '../../clock.js';
+import { ENDPOINT_SHARES_PER_WORKER } from '../../config/webhooks.js';
 
 /**
  * The webhook engine's policy numbers, each named with its unit and tied to the rule it
@@ -17,8 +18,16 @@ export const RETRY_PAUSES_MS: readonly number[] = [
 ];
 /** docs/webhook-delivery.md "Limits": attempts per delivery. */
 export const MAX_ATTEMPTS = RETRY_PAUSES_MS.length + 1;
-/** openapi.yaml "Webhook delivery and retries": a failed delivery can be resent from the delivery log up to 5 times. */
+/**
+ * openapi.yaml "Webhook delivery and retries": a failed delivery can be resent from the delivery
+ * log up to 5 times (console-api.yaml "Limits"). The one home of the number: the resend statements
+ * take it through sql/resendLeft.ts, the single resend's check and the CLI's text through here.
+ */
 export const MAX_RESENDS = 5;
+/** Whether a delivery resent `resendCount` times may be resent once more (sql/resendLeft.ts in SQL). */
+export function hasResendLeft(resendCount: number): boolean {
+  return resendCount < MAX_RESENDS;
+}
 /** openapi.yaml "Webhook delivery and retries": after 5 deliveries in a row failed finally, the endpoint is paused. */
 export const FAILURES_IN_A_ROW_TO_PAUSE = 5;
 
@@ -35,8 +44,11 @@ export const MAX_TEST_EVENTS_PER_WINDOW = 10;
 export const TEST_EVENT_WINDOW_MS = 10 * MINUTE;
 /** openapi.yaml "Webhook request": "The body is at most 64 KiB." (the sender's limit, and what `offerdesk listen` accepts) */
 export const MAX_WEBHOOK_BODY_BYTES = 64 * 1024;
-/** docs/webhook-delivery.md "Limits": deliveries started per minute per workspace, over a fixed window this long. */
-export const START_RATE_WINDOW_MS = 1 * MINUTE;
+/**
+ * The fairness numbers: the start rate's window and default, and an endpoint's share of a worker,
+ * are in src/config/webhooks.ts, as two of them are settings' defaults (config imports no layer).
+ */
+export { START_RATE_WINDOW_MS } from '../../config/webhooks.js';
 
 /**
  * How long a delivery waits when its endpoint's secret does not open with the configured master
@@ -55,7 +67,7 @@ export const POLL_INTERVAL_MS = 250;
  * others keep flowing (openapi.yaml "Webhook ordering and duplicates": "a failing endpoint does not hold back others").
  */
 export function maxInFlightPerEndpoint(workerConcurrency: number): number {
-  return Math.max(1, Math.floor(workerConcurrency / 4));
+  return Math.max(1, Math.floor(workerConcurrency / ENDPOINT_SHARES_PER_WORKER));
 }
 
 /**

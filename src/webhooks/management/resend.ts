@@ -3,7 +3,7 @@ import { writeAudit, type AuditSource } from '../../domain/audit.js';
 import { domainError, invalidTransition, notFound } from '../../domain/errors.js';
 import { isUuid } from '../../domain/validate.js';
 import { checkLogTime, showDeliveryLogView, type DeliveryLogView, type LogDeps } from './delivery-log.js';
-import { MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from '../engine/policy.js';
+import { hasResendLeft, MAX_OPEN_DELIVERIES_PER_ENDPOINT, MAX_RESENDS } from '../engine/policy.js';
 import { countFailedSince } from '../sql/countFailedSince.js';
 import { countOpenDeliveries } from '../sql/countOpenDeliveries.js';
 import { readDelivery } from '../sql/readDelivery.js';
@@ -38,7 +38,7 @@ export async function resendDelivery(
     if (row.status === 'pending' || row.status === 'sending') {
       throw invalidTransition(`delivery ${row.id} is still ${row.status}; only a finished delivery can be resent`);
     }
-    if (row.resend_count >= MAX_RESENDS) {
+    if (!hasResendLeft(row.resend_count)) {
       throw domainError('OD_ERR_RESENDS_PER_DELIVERY', row.id, MAX_RESENDS);
     }
     const endpoint = await readEndpoint(tx, { endpointId: row.endpoint_id });
@@ -52,7 +52,7 @@ export async function resendDelivery(
       );
     }
     const now = deps.clock.now();
-    await requeueForResend(tx, { deliveryId: row.id, maxResends: MAX_RESENDS, now });
+    await requeueForResend(tx, { deliveryId: row.id, now });
     await writeAudit(tx, {
       workspaceId: row.workspace_id,
       actorId: input.actorId,
@@ -86,7 +86,7 @@ export interface ResendFailedInput {
 
 export async function previewResendFailed(deps: LogDeps, input: ResendFailedInput): Promise<{ count: number; skipped_limit: number }> {
   const endpoint = await endpointOf(deps, input);
-  const counts = await countFailedSince(deps.sql, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS });
+  const counts = await countFailedSince(deps.sql, { endpointId: endpoint.id, since: input.since });
   return { count: counts.resendable, skipped_limit: counts.atLimit };
 }
 
@@ -101,13 +101,13 @@ export async function resendFailed(
     const endpoint = await readEndpoint(tx, { endpointId: input.endpointId, forUpdate: true });
     if (!endpoint || endpoint.workspace_id !== input.workspaceId) throw notFound(`endpoint ${input.endpointId}`);
     if (endpoint.state === 'paused') throw invalidTransition(`endpoint ${endpoint.id} is paused; resume it before resending`);
-    const counts = await countFailedSince(tx, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS });
+    const counts = await countFailedSince(tx, { endpointId: endpoint.id, since: input.since });
     const room = MAX_OPEN_DELIVERIES_PER_ENDPOINT - (await countOpenDeliveries(tx, { endpointId: endpoint.id }));
     if (counts.resendable > room) {
       throw domainError('OD_ERR_OPEN_DELIVERIES_PER_ENDPOINT', counts.resendable, endpoint.id, Math.max(0, room), MAX_OPEN_DELIVERIES_PER_ENDPOINT);
     }
     const now = deps.clock.now();
-    const resent = await requeueForResend(tx, { endpointId: endpoint.id, since: input.since, maxResends: MAX_RESENDS, now });
+    const resent = await requeueForResend(tx, { endpointId: endpoint.id, since: input.since, now });
     await writeAudit(tx, {
       workspaceId: endpoint.workspace_id,
       actorId: input.actorId,

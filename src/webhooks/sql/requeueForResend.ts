@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
+import { resendLeft } from './resendLeft.js';
 
 /** Which deliveries a resend takes: one finished delivery, or an endpoint's failed ones since a time. */
 export type ResendSelection = { deliveryId: string } | { endpointId: string; since: Date };
@@ -16,7 +17,7 @@ export type ResendSelection = { deliveryId: string } | { endpointId: string; sin
  */
 export async function requeueForResend(
   sql: Queryable,
-  input: ResendSelection & { maxResends: number; now: Date },
+  input: ResendSelection & { now: Date },
 ): Promise<string[]> {
   const selection =
     'deliveryId' in input
@@ -25,7 +26,7 @@ export async function requeueForResend(
   const rows = await sql<{ id: string }[]>`
     with reopened as (
       delete from webhook_delivery_log
-       where ${selection} and resend_count < ${input.maxResends}
+       where ${selection} and ${resendLeft(sql)}
       returning *
     )
     insert into webhook_queue

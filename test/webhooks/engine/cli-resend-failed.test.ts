@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, systemClock } from '../../../src/clock.js';
-import { seedDeliveryLog } from '../../../src/seed/delivery-log.js';
+import { seedDeliveryLog } from '../../support/seed/delivery-log.js';
 import { cliRunner } from '../../cli/runner.js';
 import { freshDatabase, type TestDatabase } from '../../support/database.js';
 import { MASTER_KEY, memberOf, workspace } from './helpers.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY } from '../../../src/clock.js';
 import { logConditions, pageRows, type LogFilter } from '../../../src/webhooks/sql/listDeliveryLog.js';
 import { MAX_ENDPOINTS_PER_WORKSPACE, MAX_OPEN_DELIVERIES_PER_ENDPOINT } from '../../../src/webhooks/engine/policy.js';
-import { seedDeliveryLog } from '../../../src/seed/delivery-log.js';
+import { seedDeliveryLog } from '../../support/seed/delivery-log.js';
 import { endpoint, engineFixture, workspace, type EngineFixture } from './helpers.js';
 
 /**

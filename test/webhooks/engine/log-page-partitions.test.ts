@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY } from '../../../src/clock.js';
 import { ensureLogPartitions } from '../../../src/jobs/sql/ensureLogPartitions.js';
-import { seedDeliveryLog } from '../../../src/seed/delivery-log.js';
+import { seedDeliveryLog } from '../../support/seed/delivery-log.js';
 import { listDeliveryLog, pageRows } from '../../../src/webhooks/sql/listDeliveryLog.js';
 import { endpoint, engineFixture, workspace, type EngineFixture } from './helpers.js';
 

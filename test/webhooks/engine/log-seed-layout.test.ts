@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY } from '../../../src/clock.js';
-import { seedDeliveryLogDay } from '../../../src/seed/delivery-log-days.js';
+import { seedDeliveryLogDay } from '../../support/seed/delivery-log-days.js';
 import { logConditions, type LogFilter } from '../../../src/webhooks/sql/listDeliveryLog.js';
 import { endpoint, engineFixture, workspace, type EngineFixture } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { DomainError } from '../../../src/domain/errors.js';
 import { MAX_RESENDS } from '../../../src/webhooks/engine/policy.js';
 import { previewResendFailed, resendDelivery, resendFailed } from '../../../src/webhooks/management/resend.js';
 import { markEndpointPaused } from '../../../src/webhooks/sql/markEndpointPaused.js';
-import { seedDeliveryLog } from '../../../src/seed/delivery-log.js';
+import { seedDeliveryLog } from '../../support/seed/delivery-log.js';
 import { FAIL, OK, endpoint, memberOf, runSchedulesToEnd, sentOffer, statusCounts, useEngineFixture, workspace } from './helpers.js';
 import { logDeps } from './log-helpers.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideAfterAttempt } from '../../../src/webhooks/engine/outcome.js';
+import { hasResendLeft } from '../../../src/webhooks/engine/policy.js';
 
 /**
  * What follows one attempt (openapi.yaml, "Retries": 8 attempts in total, the pauses before
@@ -44,5 +45,17 @@ describe('a resend is one attempt', () => {
     ['after 8 and 4 resends', 13],
   ])('a failed resend %s fails finally', (_name, attempt) => {
     expect(decideAfterAttempt({ ok: false, attempt, maxAttempts: attempt, finishedAt: FINISHED })).toEqual({ kind: 'failed-finally' });
+  });
+});
+
+// openapi.yaml "Webhook delivery and retries": resent "up to 5 times".
+describe('a delivery can be resent 5 times', () => {
+  it.each([
+    [0, true],
+    [4, true],
+    [5, false],
+    [6, false],
+  ])('after %i resends, one more is allowed: %s', (resends, allowed) => {
+    expect(hasResendLeft(resends)).toBe(allowed);
   });
 });

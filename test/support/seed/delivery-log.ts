@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import type { Queryable } from '../../../src/db/connect.js';
 
 /**
  * A large delivery log for one workspace, written set-based in batches (no row-by-row inserts):

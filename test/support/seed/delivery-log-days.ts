@@ -1,5 +1,5 @@
-import { DAY } from '../clock.js';
-import type { Sql } from '../db/connect.js';
+import { DAY } from '../../../src/clock.js';
+import type { Sql } from '../../../src/db/connect.js';
 import { SEED_TYPES } from './delivery-log.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Sql } from '../db/connect.js';
-import { OFFER_WEBHOOK_TYPES } from '../domain/outbox.js';
-import { generateEndpointSecret, sealSecret } from '../sealing/secrets.js';
+import type { Sql } from '../../../src/db/connect.js';
+import { OFFER_WEBHOOK_TYPES } from '../../../src/domain/outbox.js';
+import { generateEndpointSecret, sealSecret } from '../../../src/sealing/secrets.js';
 
 /**
  * Many tenants at once, set-based (the benchmark's `--workspaces` runs; tests of the claim with many
