@@ -20,6 +20,8 @@ export default defineConfig({
       // The tables and HTTP tests the modules had before.
       'test/api/authentication.test.ts',
       'test/api/cursor-scope.test.ts',
+      // The list and timeline handlers, whose cursors declare what they carry (src/api/resources/).
+      'test/api/offers.test.ts',
       'test/api/fixed-windows.test.ts',
       'test/webhooks/transport/address-rules.test.ts',
     ],

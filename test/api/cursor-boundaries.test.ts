@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timelineCursor } from '../../src/api/resources/offer-events.js';
 import { offersCursor } from '../../src/api/resources/offers.js';
-import { API_CURSOR_KEY, Cursors, inWorkspace, loadCursors } from '../../src/http/cursor.js';
+import { API_CURSOR_KEY, Cursors, inWorkspace, isPositionTime, loadCursors } from '../../src/http/cursor.js';
 import { freshDatabase, type TestDatabase } from '../support/database.js';
 
 /**
@@ -167,6 +167,22 @@ describe('a cursor is read only by the list and walk it came from', () => {
     const token = sealed(eventsCompact);
     expect(cursors.positionIn(timelineCursor, token, OFFER, WORKSPACE)).toBe(7);
     expect(cursors.positionIn(timelineCursor, token, OFFER, '0b6f2d3e-8a41-4c2b-9f7e-5d1a3c9e2b40')).toBeNull();
+  });
+
+  it('positionIn answers null, not an error, for a token that is no cursor of the list', () => {
+    expect(cursors.positionIn(timelineCursor, 'not-a-cursor', OFFER, WORKSPACE)).toBeNull();
+    expect(cursors.positionIn(timelineCursor, sealed(offersCompact), OFFER, WORKSPACE)).toBeNull();
+  });
+});
+
+describe('a position time is text of at most 64 characters', () => {
+  it.each([
+    { value: 'x'.repeat(64), ok: true },
+    { value: 'x'.repeat(65), ok: false },
+    { value: ['2026-03-01T12:00:00Z'], ok: false },
+    { value: { length: 3 }, ok: false },
+  ])('$value is a position time: $ok', ({ value, ok }) => {
+    expect(isPositionTime(value)).toBe(ok);
   });
 });
 
