@@ -16,6 +16,7 @@ import { poolKey } from '../../../src/webhooks/transport/pool.js';
 import { devResolveFor, type HttpsReceiver, startHttpsReceiver } from '../../support/https-receiver.js';
 
 /** Short enough that a silent receiver costs a fraction of a second, long enough for a local TLS handshake. */
+/** The reply deadline of the tests about it; every other test keeps the product's 10 s, which no loaded machine reaches. */
 const TEST_TIMEOUT_MS = 400;
 
 let receiver: HttpsReceiver;
@@ -33,12 +34,14 @@ function quietLogger(): Logger & { warnings: string[] } {
 }
 
 /** A sender that trusts the test CA and maps hooks.test / other.test to the receiver. */
-function trustingSender(extra: { resolver?: Resolver; devResolve?: Map<string, { address: string; port: number }> } = {}) {
+function trustingSender(
+  extra: { resolver?: Resolver; devResolve?: Map<string, { address: string; port: number }>; responseTimeoutMs?: number } = {},
+) {
   sender = createWebhookSender({
     config: configFor(extra.devResolve ?? devResolveFor(receiver)),
     resolver: extra.resolver,
     logger: quietLogger(),
-    responseTimeoutMs: TEST_TIMEOUT_MS,
+    responseTimeoutMs: extra.responseTimeoutMs ?? 10_000,
     tls: { ca: receiver.caPem },
   });
   return sender;
@@ -168,19 +171,19 @@ describe('outcomes', () => {
 
   it('times out a receiver that never answers', async () => {
     receiver.reply(() => ({ action: 'never' }));
-    const outcome = await trustingSender().send(delivery());
+    const outcome = await trustingSender({ responseTimeoutMs: TEST_TIMEOUT_MS }).send(delivery());
     expect(outcome).toMatchObject({ ok: false, status: null, failure: 'timeout', error: `no complete reply within ${TEST_TIMEOUT_MS} ms` });
   });
 
   it('times out a receiver that sends a 200 status line and then stalls the body', async () => {
     receiver.reply(() => ({ action: 'headers-then-stall', status: 200 }));
-    const outcome = await trustingSender().send(delivery());
+    const outcome = await trustingSender({ responseTimeoutMs: TEST_TIMEOUT_MS }).send(delivery());
     expect(outcome).toMatchObject({ ok: false, status: 200, failure: 'timeout' });
   });
 
   it('ends a timed-out attempt close to the deadline', async () => {
     receiver.reply(() => ({ action: 'never' }));
-    const outcome = await trustingSender().send(delivery());
+    const outcome = await trustingSender({ responseTimeoutMs: TEST_TIMEOUT_MS }).send(delivery());
     expect(outcome.durationMs).toBeLessThan(TEST_TIMEOUT_MS + 300);
   });
 
@@ -197,7 +200,7 @@ describe('outcomes', () => {
   });
 
   it('reports an untrusted certificate as a TLS failure and delivers nothing', async () => {
-    sender = createWebhookSender({ config: configFor(devResolveFor(receiver)), logger: quietLogger(), responseTimeoutMs: TEST_TIMEOUT_MS });
+    sender = createWebhookSender({ config: configFor(devResolveFor(receiver)), logger: quietLogger(), responseTimeoutMs: 10_000 });
     const outcome = await sender.send(delivery());
     expect(outcome).toMatchObject({ ok: false, status: null, failure: 'tls' });
     expect(receiver.requests).toHaveLength(0);
