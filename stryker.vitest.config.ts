@@ -22,6 +22,8 @@ export default defineConfig({
       'test/api/cursor-scope.test.ts',
       // The list and timeline handlers, whose cursors declare what they carry (src/api/resources/).
       'test/api/offers.test.ts',
+      'test/api/query-parameters.test.ts',
+      'test/api/pagination.test.ts',
       'test/api/fixed-windows.test.ts',
       'test/webhooks/transport/address-rules.test.ts',
     ],
