@@ -32,13 +32,6 @@ export async function openWork(sql: Sql): Promise<{ queue: number; outbox: numbe
   return row!;
 }
 
-export interface MemorySample {
-  /** Milliseconds since the process started. */
-  ageMs: number;
-  rssMb: number | null;
-  heapMb: number | null;
-}
-
 export function rssMb(pid: number): number | null {
   try {
     const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -58,16 +51,4 @@ export async function heapMb(metricsPort: number): Promise<number | null> {
   } catch {
     return null;
   }
-}
-
-/** Least-squares slope, in MB per minute, of the samples after `warmupMs` of the process's life. */
-export function slopeMbPerMinute(samples: MemorySample[], pick: (s: MemorySample) => number | null, warmupMs: number): { slope: number; spanMinutes: number } | null {
-  const points = samples.filter((s) => s.ageMs >= warmupMs).map((s) => [s.ageMs / 60_000, pick(s)] as const).filter((p): p is readonly [number, number] => p[1] !== null);
-  if (points.length < 3) return null;
-  const n = points.length;
-  const mx = points.reduce((a, p) => a + p[0], 0) / n;
-  const my = points.reduce((a, p) => a + p[1], 0) / n;
-  const sxx = points.reduce((a, p) => a + (p[0] - mx) ** 2, 0);
-  const sxy = points.reduce((a, p) => a + (p[0] - mx) * (p[1] - my), 0);
-  return { slope: sxx === 0 ? 0 : sxy / sxx, spanMinutes: points[n - 1]![0] - points[0]![0] };
 }
