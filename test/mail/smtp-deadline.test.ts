@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DAY, ManualClock, MINUTE } from '../../src/clock.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DAY, MINUTE } from '../../src/clock.js';
 import { sendDueMails, type MailDispatchDeps } from '../../src/mail/dispatch.js';
 import { createSmtpTransport, type MailOutcome, type SmtpLimits } from '../../src/mail/transport.js';
-import { freshDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/until.js';
-import { capturedLogger, enqueueTokenMail, outboxRows } from './helpers.js';
-import { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.js';
+import { enqueueTokenMail, outboxRows, smtpTestBed } from './helpers.js';
 
 /**
  * A slow SMTP server against the limits of one conversation (README "Mail": 20 s of silence, 45 s
@@ -14,37 +12,20 @@ import { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.js';
  */
 
 const FROM = 'Offerdesk <mail@desk.example.com>';
-let db: TestDatabase;
-let smtp: SmtpReceiver;
-const clock = new ManualClock();
-let log: ReturnType<typeof capturedLogger>;
+const bed = smtpTestBed();
 let outcomes: MailOutcome[];
 
-beforeAll(async () => {
-  db = await freshDatabase();
-  smtp = await startSmtpReceiver();
-});
-afterAll(async () => {
-  await smtp?.close();
-  await db?.drop();
-});
-beforeEach(async () => {
-  await db.sql`truncate mail_outbox`;
-  smtp.received.length = 0;
-  smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 0 };
-  smtp.closed = 0;
-  clock.set('2026-01-15T10:00:00.000Z');
-  log = capturedLogger();
+beforeEach(() => {
   outcomes = [];
 });
 
 function deps(limits: Partial<SmtpLimits>): MailDispatchDeps {
   return {
-    sql: db.sql,
-    clock,
-    logger: log.logger,
+    sql: bed.db.sql,
+    clock: bed.clock,
+    logger: bed.log.logger,
     transport: createSmtpTransport(
-      { smtpUrl: smtp.url, from: FROM },
+      { smtpUrl: bed.smtp.url, from: FROM },
       { connectionTimeoutMs: 2000, greetingTimeoutMs: 2000, socketTimeoutMs: 2000, sendDeadlineMs: 2000, ...limits },
     ),
     messageIdDomain: 'desk.example.com',
@@ -54,78 +35,78 @@ function deps(limits: Partial<SmtpLimits>): MailDispatchDeps {
 
 /** Every conversation so far has ended on the server's side, so none can still deliver a mail. */
 async function conversationsOver(count: number): Promise<void> {
-  await until(() => smtp.closed >= count, 5000, `${count} SMTP conversations to end`);
+  await until(() => bed.smtp.closed >= count, 5000, `${count} SMTP conversations to end`);
 }
 
 describe('a slow SMTP server', () => {
   it('ends a conversation cut off by the send deadline, so its retry is the only copy received', async () => {
     // Each command answered after 300 ms: the deadline (450 ms) falls while RCPT TO waits.
-    smtp.delays = { mailFromMs: 300, rcptToMs: 300, dataEndMs: 0 };
+    bed.smtp.delays = { mailFromMs: 300, rcptToMs: 300, dataEndMs: 0 };
     const slow = deps({ sendDeadlineMs: 450 });
-    await enqueueTokenMail(db.sql, 'odl_deadline0000000000000000000');
+    await enqueueTokenMail(bed.db.sql, 'odl_deadline0000000000000000000');
 
     expect(await sendDueMails(slow)).toEqual(['retry']);
-    const [waiting] = await outboxRows(db.sql);
+    const [waiting] = await outboxRows(bed.db.sql);
     expect(waiting).toMatchObject({ status: 'pending', attempts: 1 });
     expect(waiting!.last_error).toBe('no answer from the SMTP server within 450 ms');
     await conversationsOver(1);
     // Long enough for a conversation left running to have reached the end of DATA.
     await new Promise((resolve) => setTimeout(resolve, 700));
-    expect(smtp.received).toHaveLength(0);
+    expect(bed.smtp.received).toHaveLength(0);
 
-    smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 0 };
-    clock.advance(MINUTE);
+    bed.smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 0 };
+    bed.clock.advance(MINUTE);
     // The retry under a deadline no loaded machine reaches: this test is about the first conversation.
     expect(await sendDueMails(deps({ sendDeadlineMs: 10_000, socketTimeoutMs: 10_000 }))).toEqual(['sent']);
     await conversationsOver(2);
-    expect(smtp.received).toHaveLength(1);
+    expect(bed.smtp.received).toHaveLength(1);
     expect(outcomes).toEqual(['retry', 'sent']);
   });
 
   it('records a mail sent to its final dot but never answered as unconfirmed, and does not send it again', async () => {
     // The whole message arrives; the server's 250 would come after the deadline.
-    smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 600 };
+    bed.smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 600 };
     const slow = deps({ sendDeadlineMs: 400 });
-    await enqueueTokenMail(db.sql, 'odl_unconfirmed00000000000000000');
+    await enqueueTokenMail(bed.db.sql, 'odl_unconfirmed00000000000000000');
 
     expect(await sendDueMails(slow)).toEqual(['unconfirmed']);
-    const [row] = await db.sql`select status, attempts, last_error, subject, text_body, html_body, next_attempt_at, finished_at from mail_outbox`;
+    const [row] = await bed.db.sql`select status, attempts, last_error, subject, text_body, html_body, next_attempt_at, finished_at from mail_outbox`;
     expect(row).toMatchObject({ status: 'unconfirmed', attempts: 1, subject: null, text_body: null, html_body: null, next_attempt_at: null });
-    expect(row!.finished_at).toEqual(clock.now());
+    expect(row!.finished_at).toEqual(bed.clock.now());
     expect(row!.last_error).toBe('no reply after the whole message was sent: no answer from the SMTP server within 400 ms');
-    expect(log.lines.some((line) => line.includes('"level":50') && line.includes('not sent again'))).toBe(true);
+    expect(bed.log.lines.some((line) => line.includes('"level":50') && line.includes('not sent again'))).toBe(true);
 
-    smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 0 };
+    bed.smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 0 };
     for (const step of [MINUTE, 5 * MINUTE, DAY]) {
-      clock.advance(step);
+      bed.clock.advance(step);
       expect(await sendDueMails(slow)).toEqual([]);
     }
-    await until(() => smtp.received.length > 0, 5000, 'the server to take the message');
+    await until(() => bed.smtp.received.length > 0, 5000, 'the server to take the message');
     await conversationsOver(1);
-    expect(smtp.received).toHaveLength(1);
+    expect(bed.smtp.received).toHaveLength(1);
     expect(outcomes).toEqual(['unconfirmed']);
   });
 
   it('records a mail as unconfirmed when the socket falls silent after its final dot', async () => {
-    smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 600 };
+    bed.smtp.delays = { mailFromMs: 0, rcptToMs: 0, dataEndMs: 600 };
     const silentAfterData = deps({ socketTimeoutMs: 300, sendDeadlineMs: 5000 });
-    await enqueueTokenMail(db.sql, 'odl_sockettimeout000000000000000');
+    await enqueueTokenMail(bed.db.sql, 'odl_sockettimeout000000000000000');
 
     expect(await sendDueMails(silentAfterData)).toEqual(['unconfirmed']);
-    const [row] = await outboxRows(db.sql);
+    const [row] = await outboxRows(bed.db.sql);
     expect(row!.status).toBe('unconfirmed');
     expect(row!.last_error).toMatch(/^no reply after the whole message was sent: .*timeout/i);
-    clock.advance(DAY);
+    bed.clock.advance(DAY);
     expect(await sendDueMails(silentAfterData)).toEqual([]);
-    await until(() => smtp.received.length > 0, 5000, 'the server to take the message');
-    expect(smtp.received).toHaveLength(1);
+    await until(() => bed.smtp.received.length > 0, 5000, 'the server to take the message');
+    expect(bed.smtp.received).toHaveLength(1);
   });
 
   it('still retries a mail whose conversation timed out before the end of the message', async () => {
-    smtp.delays = { mailFromMs: 0, rcptToMs: 600, dataEndMs: 0 };
+    bed.smtp.delays = { mailFromMs: 0, rcptToMs: 600, dataEndMs: 0 };
     const silentAtRcpt = deps({ socketTimeoutMs: 300, sendDeadlineMs: 5000 });
-    await enqueueTokenMail(db.sql, 'odl_rcpttimeout00000000000000000');
+    await enqueueTokenMail(bed.db.sql, 'odl_rcpttimeout00000000000000000');
     expect(await sendDueMails(silentAtRcpt)).toEqual(['retry']);
-    expect((await outboxRows(db.sql))[0]).toMatchObject({ status: 'pending' });
+    expect((await outboxRows(bed.db.sql))[0]).toMatchObject({ status: 'pending' });
   });
 });

@@ -24,6 +24,8 @@ export interface SmtpReceiver {
   closed: number;
   /** AUTH attempts (with `auth`), by user name. */
   logins: string[];
+  /** Back to a server that answers at once and has received nothing. */
+  reset(): void;
   /** Connection refused until `up()` (the port is closed). */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -105,6 +107,12 @@ export async function startSmtpReceiver(options: { auth?: boolean } = {}): Promi
     delays: { mailFromMs: 0, rcptToMs: 0, dataEndMs: 0 },
     closed: 0,
     logins: [],
+    reset() {
+      received.length = 0;
+      deferred.length = 0;
+      refuse.clear();
+      Object.assign(receiver, { deferNextData: 0, delays: { mailFromMs: 0, rcptToMs: 0, dataEndMs: 0 }, closed: 0, logins: [] });
+    },
     down: () => new Promise<void>((resolve) => server.close(() => resolve())),
     async up() {
       server = make();
