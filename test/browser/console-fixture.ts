@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/paths.js';
 import { createApp } from '../../src/service/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
@@ -243,4 +245,14 @@ export function useConsoleWorld(): ConsoleWorld {
   });
 
   return world;
+}
+
+/**
+ * Where a test saves one of the README's screenshots: `docs/` with `OFFERDESK_UPDATE_SCREENSHOTS=1`
+ * (docs/console-web.md), else `.cache/screenshots/`, so that a test run leaves the tree as it was.
+ */
+export function readmeScreenshotPath(name: string): string {
+  const dir = process.env.OFFERDESK_UPDATE_SCREENSHOTS === '1' ? join(projectRoot, 'docs') : join(projectRoot, '.cache', 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, name);
 }

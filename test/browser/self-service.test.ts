@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { projectRoot } from '../../src/paths.js';
 import { expect, it } from 'vitest';
-import { addPerson, describeInBrowser, useConsoleWorld } from './console-fixture.js';
+import { addPerson, describeInBrowser, readmeScreenshotPath, useConsoleWorld } from './console-fixture.js';
 import { useMailbox } from './mailbox.js';
 
 /**
@@ -111,7 +109,7 @@ describeInBrowser('self-service in the console (Chromium, mail over SMTP)', () =
     await owner.page.getByRole('row', { name: /sam\.sales@agency\.test/ }).waitFor();
     await owner.page.getByLabel('Email').blur();
     await owner.page.setViewportSize({ width: 1280, height: 800 });
-    await owner.page.screenshot({ path: join(projectRoot, 'docs', 'members.png'), fullPage: true });
+    await owner.page.screenshot({ path: readmeScreenshotPath('members.png'), fullPage: true });
   });
 
   it('a revoked invitation no longer works', async () => {

@@ -1,12 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { expect, it } from 'vitest';
 import { DAY } from '../../src/clock.js';
 import { createOffer, sendOffer } from '../../src/domain/offer-actions.js';
-import { projectRoot } from '../../src/paths.js';
 import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
-import { describeInBrowser, useConsoleWorld } from './console-fixture.js';
+import { describeInBrowser, readmeScreenshotPath, useConsoleWorld } from './console-fixture.js';
 
 const URL_OF_RECEIVER = 'https://hooks.test/offerdesk?source=console';
 
@@ -134,9 +131,8 @@ describeInBrowser('webhook endpoints and the delivery log in the console (Chromi
     await page.getByRole('link', { name: 'Webhook endpoints' }).click();
     await card.getByText(/100% succeeded, 3 attempts/).waitFor();
     await card.getByRole('img', { name: /Attempts per hour over the last 24 hours: 3 in all, 0 failed/ }).waitFor();
-    mkdirSync(join(projectRoot, 'docs'), { recursive: true });
     await page.setViewportSize({ width: 1280, height: 400 });
-    await page.screenshot({ path: join(projectRoot, 'docs', 'console.png') });
+    await page.screenshot({ path: readmeScreenshotPath('console.png') });
   });
 
   it('editing an endpoint re-checks its URL and changes its events; removing it says waiting events are dropped', async () => {
