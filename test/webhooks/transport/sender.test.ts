@@ -15,8 +15,11 @@ import {
 import { poolKey } from '../../../src/webhooks/transport/pool.js';
 import { devResolveFor, type HttpsReceiver, startHttpsReceiver } from '../../support/https-receiver.js';
 
-/** Short enough that a silent receiver costs a fraction of a second, long enough for a local TLS handshake. */
-/** The reply deadline of the tests about it; every other test keeps the product's 10 s, which no loaded machine reaches. */
+/**
+ * The reply deadline of the tests about it: a silent receiver costs a fraction of a second. Every
+ * other test keeps the product's (RESPONSE_TIMEOUT_MS, 10 s), which no TLS handshake on a loaded
+ * machine reaches.
+ */
 const TEST_TIMEOUT_MS = 400;
 
 let receiver: HttpsReceiver;
@@ -41,7 +44,7 @@ function trustingSender(
     config: configFor(extra.devResolve ?? devResolveFor(receiver)),
     resolver: extra.resolver,
     logger: quietLogger(),
-    responseTimeoutMs: extra.responseTimeoutMs ?? 10_000,
+    responseTimeoutMs: extra.responseTimeoutMs,
     tls: { ca: receiver.caPem },
   });
   return sender;
@@ -200,7 +203,7 @@ describe('outcomes', () => {
   });
 
   it('reports an untrusted certificate as a TLS failure and delivers nothing', async () => {
-    sender = createWebhookSender({ config: configFor(devResolveFor(receiver)), logger: quietLogger(), responseTimeoutMs: 10_000 });
+    sender = createWebhookSender({ config: configFor(devResolveFor(receiver)), logger: quietLogger() });
     const outcome = await sender.send(delivery());
     expect(outcome).toMatchObject({ ok: false, status: null, failure: 'tls' });
     expect(receiver.requests).toHaveLength(0);
