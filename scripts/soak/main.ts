@@ -29,6 +29,7 @@ const short = options.minutes < 10;
  */
 const MEMORY_WARMUP_MS = 10 * 60_000;
 const MEMORY_WINDOW_MS = 12 * 60_000;
+const MEMORY_JUDGED_LIFE_MINUTES = (MEMORY_WARMUP_MS + 2 * MEMORY_WINDOW_MS) / 60_000;
 /**
  * Flat: RSS grows by at most 0.5 MB a minute and the V8 heap by 0.25 MB a minute (30 and 15 MB an
  * hour) after the warm-up. One delivery's body kept per delivery at the soak's rate would add
@@ -214,7 +215,7 @@ try {
     const judge = (name: string, growths: typeof rss, bound: number) => {
       if (growths.length === 0) {
         const must = options.minutes >= MEMORY_JUDGED_FROM_MINUTES;
-        row(name, 'not measured', `<= ${bound} MB/min (a process living 34 min)`, !must);
+        row(name, 'not measured', `<= ${bound} MB/min (a process living ${MEMORY_JUDGED_LIFE_MINUTES} min)`, !must);
         return;
       }
       const worst = growths.reduce((a, b) => (b.growth > a.growth ? b : a));
