@@ -75,7 +75,7 @@ export async function clearDeliveries(sql: Sql, keepBefore?: Date | null): Promi
 /** Forgets every endpoint and the fairness queue (endpoints are made again for each benchmark). */
 export async function clearEndpoints(sql: Sql): Promise<void> {
   await clearDeliveries(sql);
-  await sql`truncate webhook_endpoints, webhook_workspace_state cascade`;
+  await sql`truncate webhook_endpoints, webhook_workspace_state, webhook_round_robin cascade`;
 }
 
 /** Outbox rows in one transaction, as product actions commit them; returns their ids and the wall clock after the commit. */

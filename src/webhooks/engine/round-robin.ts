@@ -3,9 +3,14 @@
  * setting up its first endpoint joins at the back. Timing is not guaranteed." The whole rule, and
  * where each part of it runs:
  *
- * 1. The queue. webhook_workspace_state holds one row per workspace that has (had) an endpoint;
- *    lower `queue_position` is served first. A workspace gaining its first endpoint (again, after
- *    removing all) is put behind every other (sql/joinFairnessQueue.ts, from management/endpoints.ts).
+ * 1. The queue. webhook_workspace_state holds one row per workspace that has (had) an endpoint,
+ *    in a ring ordered by (queue_position, queue_entry) (migration 0037); webhook_round_robin, the
+ *    cursor, holds the place of the last workspace served, and the ring is read from just after
+ *    it. A workspace gaining its first endpoint (again, after removing all) takes the cursor's
+ *    place and the cursor moves onto it: behind every other (sql/joinFairnessQueue.ts, from
+ *    management/endpoints.ts). A workspace that gets a pending delivery after having none comes
+ *    to just after the cursor when its last turn is older than that of the ready workspace there
+ *    (the mark of migration 0037), and otherwise keeps its place.
  * 2. Events into deliveries (fan-out, fanout.ts). Each batch of FANOUT_BATCH_SIZE outbox rows is
  *    taken workspace by workspace, the workspace whose oldest due row has waited longest first,
  *    at most FANOUT_ROWS_PER_WORKSPACE rows each (sql/takeDueOutbox.ts), so one workspace's burst
@@ -14,8 +19,9 @@
  * 3. Deliveries into attempts (the claim, sql/claimDeliveries.ts). A claim looks at the first
  *    CLAIM_WORKSPACES workspaces of the queue that have a due delivery, gives each what its start
  *    rate allows (60 per minute), alternates endpoints within a workspace, interleaves workspaces
- *    (one delivery of each, then a second of each, ...), and moves every workspace it served
- *    behind all others, in the order it served them. It finds them among the workspaces marked
+ *    (one delivery of each, then a second of each, ...), and moves the cursor onto the last one
+ *    it served: those it served are then behind all others, in the order it served them, and no
+ *    workspace's place is written (its row's update is HOT). It finds them among the workspaces marked
  *    ready (migration 0030) without reading the others: a workspace is marked whenever a delivery
  *    of it becomes pending, and the claim sets one aside when it finds nothing it may start, until
  *    its earliest pending delivery is due or its start-rate window ends.

@@ -138,7 +138,7 @@ export async function addEndpoint(
       now,
     });
     if (input.devListen) await insertDevListen(tx, { endpointId: row.id, target: input.devListen, now });
-    if (counts.inWorkspace === 0) await joinFairnessQueue(tx, { workspaceId: workspace.id });
+    if (counts.inWorkspace === 0) await joinFairnessQueue(tx, { workspaceId: workspace.id, now });
     await writeAudit(tx, {
       workspaceId: workspace.id,
       actorId: input.actorId,

@@ -48,7 +48,9 @@ export interface ClaimInput {
  * round-robin.ts):
  *
  * - Workspaces come round-robin, longest-waiting first (docs/webhook-delivery.md "Fairness"): the state rows
- *   are ordered by queue_position, and every workspace served moves behind all others. Rows of a
+ *   are a ring ordered by queue_position (migration 0037), read from just after the cursor
+ *   (webhook_round_robin) and wrapping round, and the cursor moves onto the last workspace served,
+ *   so every workspace served is behind all others without its place being written. Rows of a
  *   workspace another worker is claiming for are skipped (`skip locked`), which also makes the
  *   start count below exact across workers.
  * - Only workspaces that may have work are read (migration 0030): the ready ones, in queue order,
@@ -103,6 +105,16 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
                          where d.workspace_id = s.workspace_id and d.status = 'pending' and d.next_attempt_at <= ${now}
                          limit 1), false)
               or s.workspace_id in (select g.workspace_id from stale g)))`;
+  // Whether the place of row x lies in what the front read (front_end): after the cursor up to
+  // its first bound, or from the ring's start up to its second.
+  // Places are compared with scalar subqueries of the one-row CTEs, which PostgreSQL runs once and
+  // can bound an index range with (a row subquery or a join it cannot).
+  const cursorPlace = sql`((select c.queue_position from cursor c), (select c.queue_entry from cursor c))`;
+  const afterEnd = sql`((select f.after_pos from front_end f), (select f.after_entry from front_end f))`;
+  const wrappedEnd = sql`((select f.wrapped_pos from front_end f), (select f.wrapped_entry from front_end f))`;
+  const inFront = (x: Fragment) => sql`
+         (((${x}.queue_position, ${x}.queue_entry) > ${cursorPlace} and (${x}.queue_position, ${x}.queue_entry) <= ${afterEnd})
+          or (${x}.queue_position, ${x}.queue_entry) <= ${wrappedEnd})`;
   return sql<ClaimedDelivery[]>`
     with live as materialized (
       select l.objid::bigint as worker
@@ -122,73 +134,114 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
        where f.lease_until <= ${now}
           or (f.lease_worker is not null and f.lease_worker not in (select worker from live))
     ),
-    -- The front of the round-robin queue: ready workspaces (migration 0030) in queue order from
-    -- webhook_workspace_state_ready_idx, the first maxWorkspaces that may start a delivery now,
-    -- so the workspaces behind them cost nothing however many wait.
-    ready_ws as (
-      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
+    -- The ring's cursor (migration 0037): the place of the last workspace served. A place is
+    -- (queue_position, queue_entry), the order the ring is read in: workspaces may share a
+    -- position (those that came back to the front, a seeded fleet), and a bound on the position
+    -- alone would read all that share it. No cursor (a truncated table): before every place.
+    cursor as materialized (
+      select c.queue_position, c.queue_entry from webhook_round_robin c
+      union all
+      select '-Infinity'::numeric, 0::bigint where not exists (select 1 from webhook_round_robin)
+    ),
+    -- The front of the round-robin queue: ready workspaces (migration 0030) in ring order from
+    -- webhook_workspace_state_ready_idx, first those after the cursor, then (wrapped) those from
+    -- the ring's start up to it; the first maxWorkspaces that may start a delivery now, so the
+    -- workspaces behind them cost nothing however many wait. The wrapped part runs only when the
+    -- first gives fewer.
+    ready_after as (
+      select s.workspace_id, s.queue_position, s.queue_entry, s.window_started_at, s.window_starts, s.xmin::text as version, false as wrapped
         from webhook_workspace_state s
-       where s.ready and ${mayStart}
-       order by s.queue_position, s.workspace_id
+       where (s.queue_position, s.queue_entry) > ${cursorPlace} and s.ready and ${mayStart}
+       order by s.queue_position, s.queue_entry
        limit ${maxWorkspaces}
          for update skip locked
+    ),
+    ready_wrapped as (
+      select s.workspace_id, s.queue_position, s.queue_entry, s.window_started_at, s.window_starts, s.xmin::text as version, true as wrapped
+        from webhook_workspace_state s
+       where (s.queue_position, s.queue_entry) <= ${cursorPlace} and s.ready and ${mayStart}
+       order by s.queue_position, s.queue_entry
+       limit ${maxWorkspaces}
+         for update skip locked
+    ),
+    ready_ws as (
+      select * from ready_after
+      union all
+      select * from ready_wrapped
+      limit ${maxWorkspaces}
     ),
     -- Workspaces the claim set aside until next_due_at (a retry's pause, a full start-rate
     -- window), now come: each is taken up once and made ready, and looked at now only if it
     -- stands before the front's last workspace (woken_front).
     woken as materialized (
-      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
+      select s.workspace_id, s.queue_position, s.queue_entry, s.window_started_at, s.window_starts, s.xmin::text as version,
+             (s.queue_position, s.queue_entry) <= ${cursorPlace} as wrapped
         from webhook_workspace_state s
        where not s.ready and s.next_due_at <= ${now}
          for update skip locked
     ),
-    -- How far down the queue the front read: to its last workspace, or all of it when it found
-    -- fewer than it may take. A place in the queue is (queue_position, workspace_id), the order
-    -- the front reads in: workspaces may share a position (two joining at once, a seeded fleet),
-    -- and a bound on the position alone would read every workspace sharing the last one's.
+    -- How far round the ring the front read, as two ranges of places: after the cursor up to
+    -- (after_pos, after_entry), and from the ring's start up to (wrapped_pos, wrapped_entry), empty
+    -- unless the front wrapped. All of the ring when it found fewer than it may take.
     front_end as materialized (
-      select case when count(*) < ${maxWorkspaces} then ${Number.MAX_SAFE_INTEGER}::bigint
-                  else max(r.queue_position) end as queue_position,
-             case when count(*) < ${maxWorkspaces} then 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid
-                  else (select l.workspace_id from ready_ws l
-                         order by l.queue_position desc, l.workspace_id desc limit 1) end as workspace_id
-        from ready_ws r
+      select case when e.all_read or e.wrapped then 'Infinity'::numeric else e.queue_position end as after_pos,
+             case when e.all_read or e.wrapped then 0 else e.queue_entry end as after_entry,
+             case when e.all_read then c.queue_position when e.wrapped then e.queue_position else '-Infinity'::numeric end as wrapped_pos,
+             case when e.all_read then c.queue_entry when e.wrapped then e.queue_entry else 0 end as wrapped_entry
+        from cursor c
+       cross join (select (select count(*) from ready_ws) < ${maxWorkspaces} as all_read, l.*
+                     from (select 1) one
+                     left join lateral (select r.queue_position, r.queue_entry, r.wrapped from ready_ws r
+                                         order by r.wrapped desc, r.queue_position desc, r.queue_entry desc limit 1) l on true) e
     ),
     woken_front as (
-      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.version
+      select s.workspace_id, s.queue_position, s.queue_entry, s.window_started_at, s.window_starts, s.version, s.wrapped
         from woken s
-       where (s.queue_position, s.workspace_id) <= (select queue_position, workspace_id from front_end) and ${mayStart}
+       where ${inFront(sql`s`)} and ${mayStart}
     ),
     -- Workspaces not ready with a stale attempt to take over (at most the fleet's concurrency).
     stale_ws as (
-      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
+      select s.workspace_id, s.queue_position, s.queue_entry, s.window_started_at, s.window_starts, s.xmin::text as version,
+             (s.queue_position, s.queue_entry) <= ${cursorPlace} as wrapped
         from webhook_workspace_state s
-       where s.workspace_id in (select g.workspace_id from stale g)
+       where s.workspace_id = any ((select array_agg(g.workspace_id) from stale g)::uuid[])
          and not s.ready and (s.next_due_at is null or s.next_due_at > ${now})
          and ${hasRoom}
          for update skip locked
     ),
+    -- place: the workspace's turn in this claim, in ring order from the cursor.
     ws as materialized (
-      select c.workspace_id, c.queue_position, c.window_started_at, c.window_starts, c.version,
+      select c.workspace_id, c.queue_position, c.queue_entry, c.window_started_at, c.window_starts, c.version, c.in_front,
+             row_number() over (order by c.wrapped, c.queue_position, c.queue_entry) as place,
              case when c.window_started_at > ${windowEndedBefore}
                   then ${startsPerWindow} - c.window_starts
                   else ${startsPerWindow} end as capacity
-        from (select * from ready_ws
+        from (select r.*, true as in_front from ready_ws r
               union all
-              select * from woken_front
+              select w.*, true from woken_front w
               union all
-              select * from stale_ws) c
-       order by c.queue_position, c.workspace_id
+              select g.*, ${inFront(sql`g`)} from stale_ws g) c
+       order by c.wrapped, c.queue_position, c.queue_entry
        limit ${maxWorkspaces}
     ),
     -- Ready workspaces the front passed over, which may start nothing now (their deliveries were
     -- taken, cancelled or are in a retry's pause, or their window is full): settled below, so
     -- each is passed over once.
-    passed as (
-      select s.workspace_id, s.queue_position, s.window_started_at, s.window_starts, s.xmin::text as version
+    -- Read as the front's two ranges, each a range of webhook_workspace_state_ready_idx.
+    passed_after as (
+      select s.workspace_id, s.queue_position, s.queue_entry, s.window_started_at, s.window_starts, s.xmin::text as version, false as wrapped
         from webhook_workspace_state s
-       where s.ready
-         and (s.queue_position, s.workspace_id) <= (select queue_position, workspace_id from front_end)
+       where (s.queue_position, s.queue_entry) > ${cursorPlace} and (s.queue_position, s.queue_entry) <= ${afterEnd}
+         and s.ready
+         and s.workspace_id not in (select r.workspace_id from ready_ws r)
+         and not ${mayStart}
+         for update skip locked
+    ),
+    passed_wrapped as (
+      select s.workspace_id, s.queue_position, s.queue_entry, s.window_started_at, s.window_starts, s.xmin::text as version, true as wrapped
+        from webhook_workspace_state s
+       where (s.queue_position, s.queue_entry) <= ${wrappedEnd}
+         and s.ready
          and s.workspace_id not in (select r.workspace_id from ready_ws r)
          and not ${mayStart}
          for update skip locked
@@ -196,7 +249,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
     -- What each endpoint may still start: its share of attempts in flight (fleet-wide) not taken,
     -- counted in webhook_in_flight (migration 0036), which the queue's triggers keep.
     rooms as materialized (
-      select e.id as endpoint_id, ws.workspace_id, ws.capacity, ws.queue_position,
+      select e.id as endpoint_id, ws.workspace_id, ws.capacity, ws.place,
              least(${limit}, greatest(0, ${maxInFlightPerEndpoint} - (
                select count(*) from webhook_in_flight f
                 where f.endpoint_id = e.id and f.lease_until > ${now}
@@ -206,7 +259,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
     ),
     -- Each endpoint's first due row (if it has room): every workspace with one gets a delivery.
     firsts as materialized (
-      select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, r.capacity, r.queue_position
+      select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, r.capacity, r.place
         from rooms r
        cross join lateral (
              ${dueRows(sql`least(r.room, 1)`)}
@@ -224,7 +277,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
     picks as (
       select * from firsts
       union all
-      select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, r.capacity, r.queue_position
+      select d.id, d.workspace_id, d.endpoint_id, d.next_attempt_at, r.capacity, r.place
         from rooms r
        cross join lateral (select least(r.room, (select per_endpoint from reach)) as room) share
        cross join lateral (
@@ -244,7 +297,7 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
       select r.id
         from ranked r
        where r.workspace_rank <= r.capacity
-       order by r.workspace_rank, r.queue_position, r.workspace_id
+       order by r.workspace_rank, r.place
        limit ${limit}
     ),
     locked as (
@@ -269,24 +322,37 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
                 d.resend_count, d.is_test, d.lease_token, d.next_attempt_at, d.created_at
     ),
     served as (
-      select c.workspace_id, count(*)::int as started,
-             row_number() over (order by ws.queue_position, ws.workspace_id) as turn
+      select c.workspace_id, count(*)::int as started
         from claimed c
-        join ws on ws.workspace_id = c.workspace_id
-       group by c.workspace_id, ws.queue_position, ws.workspace_id
+       group by c.workspace_id
+    ),
+    -- The cursor onto the last workspace served in ring order: those served are now behind all
+    -- others, their places unchanged. A workspace served only for a stale attempt beyond the
+    -- front does not move it (the workspaces between would lose their turn).
+    advanced as (
+      insert into webhook_round_robin as r (id, queue_position, queue_entry)
+      select true, w.queue_position, w.queue_entry
+        from ws w
+       where w.in_front and w.workspace_id in (select workspace_id from served)
+       order by w.place desc
+       limit 1
+      on conflict (id) do update set queue_position = excluded.queue_position, queue_entry = excluded.queue_entry
     ),
     -- Every workspace this claim served, woke or passed over. checked: one to settle now (passed
     -- over, or woken before the front's last workspace and not served). A served one stays ready
     -- until a claim reaches it again and finds it with nothing to start; a woken one behind the
     -- front is only made ready.
     looked as (
-      select l.workspace_id, l.window_started_at, l.window_starts, l.version, sv.started, sv.turn,
-             sv.turn is null and (l.passed or (l.queue_position, l.workspace_id) <= (select queue_position, workspace_id from front_end)) as checked
+      select l.workspace_id, l.window_started_at, l.window_starts, l.version, sv.started,
+             sv.started is null and (l.passed or ${inFront(sql`l`)}) as checked
         from (select w.*, false as passed from woken w
               union all
-              select p.*, true from passed p
+              select p.*, true from passed_after p
               union all
-              select w.workspace_id, w.queue_position, w.window_started_at, w.window_starts, w.version, false
+              select p.*, true from passed_wrapped p
+              union all
+              select w.workspace_id, w.queue_position, w.queue_entry, w.window_started_at, w.window_starts, w.version,
+                     (w.queue_position, w.queue_entry) <= ${cursorPlace}, false
                 from ws w
                where w.workspace_id in (select workspace_id from served)
                  and w.workspace_id not in (select workspace_id from woken)) l
@@ -316,13 +382,13 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
            ) e
     ),
     requeued as (
+      -- No indexed column changes for a workspace served (its place stays; ready stays true), so
+      -- the update is HOT when the page has room (migration 0037's fillfactor).
       update webhook_workspace_state s
-         set queue_position = case when t.turn is null then s.queue_position
-                                   else (select coalesce(max(queue_position), 0) from webhook_workspace_state) + t.turn end,
-             last_served_at = case when t.turn is null then s.last_served_at else ${now} end,
-             window_started_at = case when t.turn is null or (s.window_started_at > ${windowEndedBefore}) then s.window_started_at
+         set last_served_at = case when t.started is null then s.last_served_at else ${now} end,
+             window_started_at = case when t.started is null or (s.window_started_at > ${windowEndedBefore}) then s.window_started_at
                                       else ${now} end,
-             window_starts = case when t.turn is null then s.window_starts
+             window_starts = case when t.started is null then s.window_starts
                                   when s.window_started_at > ${windowEndedBefore} then s.window_starts + t.started
                                   else t.started end,
              ready = t.ready,

@@ -88,7 +88,7 @@ export async function engineFixture(settings: Partial<EngineSettings> = {}): Pro
     manage: { sql: db.sql, clock, config: webhookConfig(), masterKey },
     anotherEngine: (other = sender) => createWebhookEngine({ ...deps, sender: other }),
     async reset() {
-      await db.sql`truncate accounts, workspaces, worker_jobs restart identity cascade`;
+      await db.sql`truncate accounts, workspaces, worker_jobs, webhook_round_robin restart identity cascade`;
       clock.set(START);
       sender.sent.length = 0;
       sender.reply(() => OK);

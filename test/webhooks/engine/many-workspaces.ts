@@ -42,5 +42,7 @@ export async function seedTenants(sql: Sql, input: { waiting: number; idle: numb
        set queue_position = r.position
       from (select workspace_id, row_number() over (order by random()) as position from webhook_workspace_state) r
      where s.workspace_id = r.workspace_id`;
+  // The ring's cursor before the first place: the ring is read in the order just drawn.
+  await sql`delete from webhook_round_robin`;
   await sql`analyze workspaces, webhook_workspace_state, webhook_endpoints, webhook_messages, webhook_queue`;
 }

@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { createLogger } from '../../../src/log.js';
+import { generateEndpointSecret, sealSecret } from '../../../src/sealing/secrets.js';
 import { createWebhookEngine } from '../../../src/webhooks/engine/engine.js';
 import { completeAttempts } from '../../../src/webhooks/sql/completeAttempts.js';
 import { markFailedFinally } from '../../../src/webhooks/sql/markFailedFinally.js';
 import { useDatabaseBefore } from '../../support/database-before.js';
-import { endpoint, fakeSender, MASTER_KEY, OK, sentOffer, START, webhookConfig, workspace, type EngineFixture } from './helpers.js';
+import { fakeSender, MASTER_KEY, OK, sentOffer, START, webhookConfig, workspace, type EngineFixture } from './helpers.js';
 
 /**
  * Migration 0036 on a database a worker of the release before is draining (README "Upgrading"):
@@ -31,7 +33,14 @@ describe('migration webhook_claim_hot', () => {
     };
     const f = { sql: db.sql, clock, manage: { sql: db.sql, clock, config: webhookConfig(), masterKey: deps.masterKey } } as unknown as EngineFixture;
     const ws = await workspace(f);
-    const ep = await endpoint(f, ws);
+    // The endpoint as the release before made it: joinFairnessQueue of this release writes the
+    // ring's cursor, which a later migration (0037) makes.
+    const ep = { id: randomUUID() };
+    await db.sql`
+      insert into webhook_endpoints (id, workspace_id, url, event_types, secret_sealed, created_at, updated_at)
+      values (${ep.id}::uuid, ${ws.workspaceId}::uuid, 'https://hooks.test/a', ${['offer.sent']}::text[],
+              ${sealSecret(deps.masterKey, ep.id, generateEndpointSecret())}, ${clock.now()}, ${clock.now()})`;
+    await db.sql`insert into webhook_workspace_state (workspace_id, queue_position) values (${ws.workspaceId}::uuid, 1)`;
     for (let i = 0; i < 5; i++) await sentOffer(f, ws.workspaceId, `Offer ${i}`);
     const engine = createWebhookEngine(deps);
     await engine.fanOut();
