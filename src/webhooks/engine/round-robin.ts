@@ -9,8 +9,9 @@
  *    it. A workspace gaining its first endpoint (again, after removing all) takes the cursor's
  *    place and the cursor moves onto it: behind every other (sql/joinFairnessQueue.ts, from
  *    management/endpoints.ts). A workspace that gets a pending delivery after having none comes
- *    to just after the cursor when its last turn is older than that of the ready workspace there
- *    (the mark of migration 0037), and otherwise keeps its place.
+ *    to the cursor's position when its last turn is older than that of the ready workspace there
+ *    (the mark of migration 0037), and otherwise keeps its place; at that position it stands
+ *    behind any workspaces sharing it still ahead of the cursor (docs/scaling.md "Many workspaces").
  * 2. Events into deliveries (fan-out, fanout.ts). Each batch of FANOUT_BATCH_SIZE outbox rows is
  *    taken workspace by workspace, the workspace whose oldest due row has waited longest first,
  *    at most FANOUT_ROWS_PER_WORKSPACE rows each (sql/takeDueOutbox.ts), so one workspace's burst
