@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createAccount, createWorkspace } from '../../src/domain/accounts.js';
@@ -10,6 +12,7 @@ import { loadMasterKeys } from '../../src/sealing/master-keys.js';
 import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { runJson, sleep } from '../bench/processes.js';
 import type { EndpointKind, Ledger } from './ledger.js';
+import type { OldRelease } from './upgrade.js';
 import type { World } from './world.js';
 
 /**
@@ -37,7 +40,12 @@ function kindsOf(index: number): EndpointKind[] {
   return kinds;
 }
 
-export async function setUpWorkspaces(world: World, ledger: Ledger, count: number): Promise<Workspace[]> {
+export async function setUpWorkspaces(world: World, ledger: Ledger, count: number, old?: OldRelease): Promise<Workspace[]> {
+  // On the old release's schema (the upgrade drill) its own code adds the endpoints: this
+  // release's writes what the newest migration makes (the ring's cursor, say).
+  const add: typeof addEndpoint = old
+    ? ((await import(pathToFileURL(join(old.dir, 'dist', 'src', 'webhooks', 'management', 'endpoints.js')).href)) as { addEndpoint: typeof addEndpoint }).addEndpoint
+    : addEndpoint;
   const config = loadConfig({ ...world.env } as NodeJS.ProcessEnv);
   const manage = { sql: world.sql, clock: systemClock, config: config.webhooks, masterKey: loadMasterKeys(config, createLogger('silent')).current };
   const tag = randomBytes(3).toString('hex');
@@ -50,7 +58,7 @@ export async function setUpWorkspaces(world: World, ledger: Ledger, count: numbe
     const paths: string[] = [];
     for (const kind of kindsOf(index)) {
       const path = `/ws/${index}/${kind}`;
-      const { secret } = await addEndpoint(manage, { workspaceId: id, url: `https://hooks.test${path}`, events: [...OFFER_WEBHOOK_TYPES], actorId: owner.id });
+      const { secret } = await add(manage, { workspaceId: id, url: `https://hooks.test${path}`, events: [...OFFER_WEBHOOK_TYPES], actorId: owner.id });
       ledger.addEndpoint({ path, kind, secret, workspace: index });
       paths.push(path);
     }

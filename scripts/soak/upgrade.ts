@@ -15,6 +15,8 @@ export interface OldRelease {
   newestMigration: string;
   /** The old `bin/offerdesk.js`, relative to the repository (what startNode takes). */
   bin: string;
+  /** The old checkout, built (its `dist/`). */
+  dir: string;
   cleanup(): void;
 }
 
@@ -54,7 +56,7 @@ export function prepareOldRelease(log: (line: string) => void): OldRelease {
     throw error;
   }
   log(`upgrade drill: ${commit.slice(0, 12)} (before ${newestMigration}) built in ${dir}`);
-  return { commit, newestMigration, bin: relative(REPO_DIR, join(dir, 'bin', 'offerdesk.js')), cleanup };
+  return { commit, newestMigration, bin: relative(REPO_DIR, join(dir, 'bin', 'offerdesk.js')), dir, cleanup };
 }
 
 /** The old release's `offerdesk migrate`: the database gets the old schema only. */
