@@ -88,7 +88,7 @@ try {
   // autovacuum would, here on every table the service writes.
   const [setting] = await w.sql<{ autovacuum: string }[]>`show autovacuum`;
   stopVacuumStandIn = startAutoanalyzeStandIn(w.sql, setting?.autovacuum ?? 'on', log, 'all');
-  const workspaces = await setUpWorkspaces(w, ledger, WORKSPACES, old);
+  const workspaces = await setUpWorkspaces(w, ledger, WORKSPACES, old?.dir);
   log(`${workspaces.length} workspaces, ${ledger.endpoints.size} endpoints (ok, flaky, slow ${'and'} gone)`);
 
   const trafficStarted = Date.now();

@@ -12,7 +12,6 @@ import { loadMasterKeys } from '../../src/sealing/master-keys.js';
 import { addEndpoint } from '../../src/webhooks/management/endpoints.js';
 import { runJson, sleep } from '../bench/processes.js';
 import type { EndpointKind, Ledger } from './ledger.js';
-import type { OldRelease } from './upgrade.js';
 import type { World } from './world.js';
 
 /**
@@ -40,11 +39,12 @@ function kindsOf(index: number): EndpointKind[] {
   return kinds;
 }
 
-export async function setUpWorkspaces(world: World, ledger: Ledger, count: number, old?: OldRelease): Promise<Workspace[]> {
+/** oldReleaseDir: the upgrade drill's old checkout, built, when the database has its schema. */
+export async function setUpWorkspaces(world: World, ledger: Ledger, count: number, oldReleaseDir?: string): Promise<Workspace[]> {
   // On the old release's schema (the upgrade drill) its own code adds the endpoints: this
   // release's writes what the newest migration makes (the ring's cursor, say).
-  const add: typeof addEndpoint = old
-    ? ((await import(pathToFileURL(join(old.dir, 'dist', 'src', 'webhooks', 'management', 'endpoints.js')).href)) as { addEndpoint: typeof addEndpoint }).addEndpoint
+  const add: typeof addEndpoint = oldReleaseDir
+    ? ((await import(pathToFileURL(join(oldReleaseDir, 'dist', 'src', 'webhooks', 'management', 'endpoints.js')).href)) as { addEndpoint: typeof addEndpoint }).addEndpoint
     : addEndpoint;
   const config = loadConfig({ ...world.env } as NodeJS.ProcessEnv);
   const manage = { sql: world.sql, clock: systemClock, config: config.webhooks, masterKey: loadMasterKeys(config, createLogger('silent')).current };
