@@ -49,12 +49,15 @@ export async function inOwnDatabase<T>(main: Bench, name: string, sizes: { works
 /** One worker against `open` deliveries over `busyIds`; meanwhile `fresh` workspaces' first attempts, timed from their commit. */
 async function scaleRun(b: Bench, label: string, busyIds: string[], open: number, measured: number, fresh: string[]) {
   const { sql, receiver, options } = b;
-  // The idle workspaces queued ahead of the busy ones and waiting longer (never served); the ring's
-  // cursor before the first place, so the claim reads the ring from its start.
-  await sql`update webhook_workspace_state s set queue_position = case when w.name like 'Tenant busy %' then 2 else 1 end,
-                   window_started_at = null, window_starts = 0,
-                   last_served_at = case when w.name like 'Tenant busy %' then now() end
-              from workspaces w where w.id = s.workspace_id`;
+  // The idle workspaces queued ahead of the busy ones and waiting longer (never served), each at a
+  // position of its own (migration 0038); the ring's cursor before the first place, so the claim
+  // reads the ring from its start.
+  await sql`update webhook_workspace_state s set queue_position = r.place, window_started_at = null, window_starts = 0,
+                   last_served_at = case when r.busy then now() end
+              from (select x.workspace_id, w.name like 'Tenant busy %' as busy,
+                           row_number() over (order by w.name like 'Tenant busy %', x.workspace_id) as place
+                      from webhook_workspace_state x join workspaces w on w.id = x.workspace_id) r
+             where r.workspace_id = s.workspace_id`;
   await sql`delete from webhook_round_robin`;
   const deadline = Date.now() + WINDOW_MS;
   // A workspace's first attempt: the first arrival at its endpoint (each has one here).

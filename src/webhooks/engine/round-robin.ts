@@ -4,14 +4,14 @@
  * where each part of it runs:
  *
  * 1. The queue. webhook_workspace_state holds one row per workspace that has (had) an endpoint,
- *    in a ring ordered by (queue_position, queue_entry) (migration 0037); webhook_round_robin, the
- *    cursor, holds the place of the last workspace served, and the ring is read from just after
- *    it. A workspace gaining its first endpoint (again, after removing all) takes the cursor's
- *    place and the cursor moves onto it: behind every other (sql/joinFairnessQueue.ts, from
- *    management/endpoints.ts). A workspace that gets a pending delivery after having none comes
- *    to the cursor's position when its last turn is older than that of the ready workspace there
- *    (the mark of migration 0037), and otherwise keeps its place; at that position it stands
- *    behind any workspaces sharing it still ahead of the cursor (docs/scaling.md "Many workspaces").
+ *    in a ring ordered by queue_position, each its own (migrations 0037, 0038); webhook_round_robin,
+ *    the cursor, holds the place of the last workspace served, and the ring is read from just
+ *    after it. A workspace gaining its first endpoint (again, after removing all) takes a place
+ *    between the cursor and the next and the cursor moves onto it: behind every other
+ *    (sql/joinFairnessQueue.ts, from management/endpoints.ts). A workspace that gets a pending
+ *    delivery after having none comes just before the first of the next CLAIM_WORKSPACES ready
+ *    workspaces whose last turn is later than its own (the mark of migration 0038), and
+ *    otherwise keeps its place.
  * 2. Events into deliveries (fan-out, fanout.ts). Each batch of FANOUT_BATCH_SIZE outbox rows is
  *    taken workspace by workspace, the workspace whose oldest due row has waited longest first,
  *    at most FANOUT_ROWS_PER_WORKSPACE rows each (sql/takeDueOutbox.ts), so one workspace's burst

@@ -135,9 +135,10 @@ export function claimStatement(sql: Queryable, input: ClaimInput) {
           or (f.lease_worker is not null and f.lease_worker not in (select worker from live))
     ),
     -- The ring's cursor (migration 0037): the place of the last workspace served. A place is
-    -- (queue_position, queue_entry), the order the ring is read in: workspaces may share a
-    -- position (those that came back to the front, a seeded fleet), and a bound on the position
-    -- alone would read all that share it. No cursor (a truncated table): before every place.
+    -- (queue_position, queue_entry), the order the ring is read in: positions are each
+    -- workspace's own (migration 0038), but a worker of the release before may still give two
+    -- the same, and a bound on the position alone would read all that share it. No cursor (a
+    -- truncated table): before every place.
     cursor as materialized (
       select c.queue_position, c.queue_entry from webhook_round_robin c
       union all

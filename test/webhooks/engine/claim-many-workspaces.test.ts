@@ -74,8 +74,8 @@ describe('the claim with many tenants (docs/webhook-delivery.md "Fairness": roun
     await f.sql`update webhook_workspace_state set queue_position = 7`;
     const few = await claimCost(f.sql, now);
     await seedTenants(f.sql, { waiting: 19_800, idle: 5_000, perWorkspace: 2, due: now });
-    // Workspaces joining at once share a position (sql/joinFairnessQueue.ts reads the largest);
-    // the queue's order is then their ids'. Here every waiting one does.
+    // Places share a position only while a worker of the release before runs beside this one
+    // (migration 0038); the queue's order is then their entries'. Here every waiting one does.
     await f.sql`update webhook_workspace_state set queue_position = 7`;
     const many = await claimCost(f.sql, now);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimInput } from '../../../src/webhooks/engine/claim.js';
+import { CLAIM_WORKSPACES } from '../../../src/webhooks/engine/round-robin.js';
 import { claimStatement } from '../../../src/webhooks/sql/claimDeliveries.js';
 import { endpoint, manyEvents, sentOffer, useEngineFixture, workspace } from './helpers.js';
 
@@ -89,16 +90,44 @@ describe('the workspace turn as a ring with a cursor', () => {
     expect(f.sender.sent.map((s) => new URL(s.url).pathname.slice(1))).toEqual(['a', 'b', 'd', 'c']);
   });
 
+  it('gives a workspace coming back its turn before a fleet that joined between two claims', async () => {
+    const back = await workspace(f);
+    await endpoint(f, back, { url: 'https://hooks.test/back' });
+    await sentOffer(f, back.workspaceId);
+    await f.engine.fanOut();
+    await f.engine.dispatchOnce(1);
+    // Thirty workspaces join with no claim between them, each with work, and the claims serve
+    // three of them.
+    f.clock.advance(60_000);
+    for (let i = 0; i < 30; i++) {
+      const ws = await workspace(f);
+      await endpoint(f, ws, { url: `https://hooks.test/fleet-${i}` });
+      await manyEvents(f, ws.workspaceId, 2);
+    }
+    await f.engine.fanOut();
+    for (let i = 0; i < 3; i++) await f.engine.dispatchOnce(1);
+    // The first workspace's last turn came before all their joining: it is served next, not
+    // behind the 27 the cursor has not reached.
+    await sentOffer(f, back.workspaceId);
+    await f.engine.fanOut();
+    await f.engine.dispatchOnce(1);
+
+    expect(f.sender.sent.map((s) => new URL(s.url).pathname.slice(1))).toEqual(['back', 'fleet-0', 'fleet-1', 'fleet-2', 'back']);
+    const [shared] = await f.sql<{ count: number }[]>`
+      select count(*)::int as count from (select queue_position from webhook_workspace_state group by 1 having count(*) > 1) t`;
+    expect(shared!.count).toBe(0);
+  });
+
   it('places each joining workspace behind all others, and renumbers the ring when places grow long', async () => {
     const first = await workspace(f);
     await endpoint(f, first);
     const second = await workspace(f);
     await endpoint(f, second);
-    // As if a claim had served the first last: the joins below halve the gap after it each time.
+    // As if a claim had served the first last: the joins below split the gap after it each time.
     await f.sql`update webhook_round_robin set (queue_position, queue_entry) =
                   (select queue_position, queue_entry from webhook_workspace_state where workspace_id = ${first.workspaceId}::uuid)`;
     const joined = [];
-    for (let i = 0; i < 22; i++) {
+    for (let i = 0; i < 80; i++) {
       const ws = await workspace(f);
       await endpoint(f, ws);
       joined.push(ws.workspaceId);
@@ -106,7 +135,16 @@ describe('the workspace turn as a ring with a cursor', () => {
 
     expect(await ringOrder()).toEqual([second.workspaceId, first.workspaceId, ...joined]);
     const [scale] = await f.sql<{ widest: number }[]>`select max(scale(queue_position))::int as widest from webhook_workspace_state`;
-    // Each join took one more decimal until the 21st passed 20 and the ring was renumbered.
-    expect(scale!.widest).toBe(0);
+    // A join takes a decimal about every third time (1.5, 1.8, 1.9, 1.95, ...): 80 joins would
+    // reach about 25; the one that passed 20 renumbered the ring.
+    expect(scale!.widest).toBeLessThan(10);
+  });
+});
+
+describe("the mark's front (migration 0038)", () => {
+  it('reads as many ready workspaces as a claim does', async () => {
+    const [mark] = await f.sql<{ body: string }[]>`select pg_get_functiondef('webhook_workspace_mark_pending'::regproc) as body`;
+    const limits = [...mark!.body.matchAll(/limit (\d+)/g)].map((m) => Number(m[1]));
+    expect(limits.filter((n) => n > 1)).toEqual([CLAIM_WORKSPACES, CLAIM_WORKSPACES, CLAIM_WORKSPACES]);
   });
 });

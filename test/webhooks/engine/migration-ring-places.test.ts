@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock.js';
+import { migrate } from '../../../src/db/migrate.js';
+import { createLogger } from '../../../src/log.js';
+import { generateEndpointSecret, sealSecret } from '../../../src/sealing/secrets.js';
+import { createWebhookEngine } from '../../../src/webhooks/engine/engine.js';
+import { useDatabaseBefore } from '../../support/database-before.js';
+import { fakeSender, MASTER_KEY, START } from './helpers.js';
+
+/**
+ * Migration 0038 on a ring whose places the release before let workspaces share (README
+ * "Upgrading"): it gives every place a position of its own without changing the ring's order or
+ * what the cursor marks, so the next claims serve from just after the cursor as before, each
+ * delivery once.
+ */
+const db = useDatabaseBefore('webhook_ring_places');
+const at = new Date(START);
+
+async function waitingWorkspace(name: string) {
+  const [ws] = await db.sql<{ id: string }[]>`insert into workspaces (name, timezone, currency) values (${name}, 'UTC', 'EUR') returning id`;
+  await db.sql`insert into webhook_workspace_state (workspace_id, queue_position) values (${ws!.id}::uuid, 1)`;
+  const endpointId = randomUUID();
+  const sealed = sealSecret(Buffer.from(MASTER_KEY, 'base64'), endpointId, generateEndpointSecret());
+  await db.sql`
+    insert into webhook_endpoints (id, workspace_id, url, event_types, secret_sealed, created_at, updated_at)
+    values (${endpointId}::uuid, ${ws!.id}::uuid, ${`https://hooks.test/${name}`}, ${['offer.sent']}::text[], ${sealed}, ${at}, ${at})`;
+  const messageId = randomUUID();
+  await db.sql`insert into webhook_messages (id, workspace_id, type, body, created_at) values (${messageId}::uuid, ${ws!.id}::uuid, 'offer.sent', '{}', ${at})`;
+  await db.sql`
+    insert into webhook_queue (message_id, endpoint_id, workspace_id, event_type, status, max_attempts, next_attempt_at, created_at, updated_at)
+    values (${messageId}::uuid, ${endpointId}::uuid, ${ws!.id}::uuid, 'offer.sent', 'pending', 8, ${at}, ${at}, ${at})`;
+  return ws!.id;
+}
+
+describe('migration webhook_ring_places', () => {
+  it('gives each place a position of its own in the same ring order, the cursor where it was', async () => {
+    const ids = new Map<string, string>();
+    for (const name of ['a', 'b', 'c', 'd', 'e']) ids.set(name, await waitingWorkspace(name));
+    // The release before's places: a to d share position 4 (in entry order), e stands at 7, and
+    // the cursor is on b.
+    for (const [name, entry] of [['a', 10], ['b', 11], ['c', 12], ['d', 13], ['e', 14]] as const) {
+      await db.sql`update webhook_workspace_state set queue_position = ${name === 'e' ? 7 : 4}, queue_entry = ${entry}
+                    where workspace_id = ${ids.get(name)!}::uuid`;
+    }
+    await db.sql`update webhook_round_robin set queue_position = 4, queue_entry = 11`;
+
+    await migrate(db.sql);
+
+    const [shared] = await db.sql<{ count: number }[]>`
+      select count(*)::int as count from (select queue_position from webhook_workspace_state group by 1 having count(*) > 1) t`;
+    expect(shared!.count).toBe(0);
+    const sender = fakeSender();
+    const engine = createWebhookEngine({
+      sql: db.sql,
+      clock: new ManualClock(START),
+      sender,
+      masterKey: Buffer.from(MASTER_KEY, 'base64'),
+      logger: createLogger('silent'),
+      settings: { startsPerMinutePerWorkspace: 60, concurrency: 8, leaseMs: 60_000 },
+    });
+    for (let i = 0; i < 5; i++) await engine.dispatchOnce(1);
+
+    expect(sender.sent.map((s) => new URL(s.url).pathname.slice(1))).toEqual(['c', 'd', 'e', 'a', 'b']);
+    expect(await db.sql`select id from webhook_queue`).toEqual([]);
+    expect(new Set(sender.sent.map((s) => s.messageId)).size).toBe(5);
+  });
+});
