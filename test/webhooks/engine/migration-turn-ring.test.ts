@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { createLogger } from '../../../src/log.js';
-import { generateEndpointSecret, sealSecret } from '../../../src/sealing/secrets.js';
 import { createWebhookEngine } from '../../../src/webhooks/engine/engine.js';
 import { useDatabaseBefore } from '../../support/database-before.js';
 import { fakeSender, MASTER_KEY, START } from './helpers.js';
+import { waitingWorkspaceAsBefore } from './waiting-workspace.js';
 
 /**
  * Migration 0037 on a database whose round-robin queue the release before ordered by rewriting
@@ -17,23 +16,8 @@ import { fakeSender, MASTER_KEY, START } from './helpers.js';
 const db = useDatabaseBefore('webhook_turn_ring');
 const at = new Date(START);
 
-async function waitingWorkspace(name: string, position: number) {
-  const [ws] = await db.sql<{ id: string }[]>`insert into workspaces (name, timezone, currency) values (${name}, 'UTC', 'EUR') returning id`;
-  await db.sql`insert into webhook_workspace_state (workspace_id, queue_position) values (${ws!.id}::uuid, ${position})`;
-  const endpointId = randomUUID();
-  const sealed = sealSecret(Buffer.from(MASTER_KEY, 'base64'), endpointId, generateEndpointSecret());
-  await db.sql`
-    insert into webhook_endpoints (id, workspace_id, url, event_types, secret_sealed, created_at, updated_at)
-    values (${endpointId}::uuid, ${ws!.id}::uuid, ${`https://hooks.test/${name}`}, ${['offer.sent']}::text[], ${sealed}, ${at}, ${at})`;
-  for (let i = 0; i < 2; i++) {
-    const messageId = randomUUID();
-    await db.sql`insert into webhook_messages (id, workspace_id, type, body, created_at) values (${messageId}::uuid, ${ws!.id}::uuid, 'offer.sent', '{}', ${at})`;
-    await db.sql`
-      insert into webhook_queue (message_id, endpoint_id, workspace_id, event_type, status, max_attempts, next_attempt_at, created_at, updated_at)
-      values (${messageId}::uuid, ${endpointId}::uuid, ${ws!.id}::uuid, 'offer.sent', 'pending', 8, ${at}, ${at}, ${at})`;
-  }
-  return ws!.id;
-}
+const waitingWorkspace = (name: string, position: number) =>
+  waitingWorkspaceAsBefore(db.sql, { name, position, deliveries: 2, at });
 
 describe('migration webhook_turn_ring', () => {
   it("serves the old queue's workspaces in its order, beside the old worker's writes, each delivery once", async () => {
