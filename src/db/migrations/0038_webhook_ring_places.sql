@@ -105,6 +105,7 @@ begin
   -- Each workspace not ready that stands behind the first of the front with a later last turn.
   movers as (
     select m.workspace_id, m.served, m.queue_position, m.queue_entry, t.n, t.queue_position as before_position,
+           t.queue_entry as before_entry,
            row_number() over (partition by t.n order by m.served, m.queue_position, m.queue_entry) as k,
            count(*) over (partition by t.n) as movers
       from marked m
@@ -119,8 +120,7 @@ begin
                       where (s.queue_position, s.queue_entry) < (g.before_position, g.before_entry)
                       order by s.queue_position desc, s.queue_entry desc limit 1),
                     ceil(g.before_position) - 1) as lo
-      from (select distinct m.n, m.before_position, f.queue_entry as before_entry
-              from movers m join front f on f.n = m.n) g
+      from (select distinct m.n, m.before_position, m.before_entry from movers m) g
   ),
   placed as (
     select m.workspace_id,
